@@ -1,0 +1,1308 @@
+//! One pass over an answer's text that finds every way it can cite a source: Slack
+//! links `<url|label>`, Markdown links and autolinks, reference definitions and numbered
+//! reference lists, bare URLs, `[Source: type - title](url)`, `(via slack: #channel)`
+//! notes, and `[n]` citation markers. It also records what is not prose (code, reference
+//! lines) so that claims are not looked for there. Nothing here canonicalises or
+//! deduplicates: this module only says what is written where.
+//!
+//! Code spans and fenced code blocks are opaque: a link inside them is an example, not a
+//! citation. Bare URLs end before trailing punctuation, unbalanced closing brackets and
+//! CJK punctuation or text (`。，）`), but keep balanced parentheses; a run of CJK text
+//! right after a path separator (`/wiki/中文`) is kept as part of the path.
+
+use crate::model::{SourceKind, Span};
+use linkify::{LinkFinder, LinkKind};
+use std::sync::OnceLock;
+
+/// How a link was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkForm {
+    /// Slack `<url|label>` or `<url>`.
+    Slack,
+    /// Markdown `[label](url)`.
+    Markdown,
+    /// A URL standing alone in the text.
+    Bare,
+}
+
+/// A link written in the running text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InlineLink {
+    /// The whole construct (`[label](url)`, `<url|label>`, or the bare URL).
+    pub span: Span,
+    /// The URL as written (Slack entities `&amp;` `&lt;` `&gt;` decoded).
+    pub url: String,
+    /// The label, when the form has one.
+    pub label: Option<String>,
+    /// How it was written.
+    pub form: LinkForm,
+    /// The kind declared by `[Source: type - title](url)`.
+    pub declared_kind: Option<SourceKind>,
+}
+
+/// `(via slack: #channel)` or `(via confluence: Page Title)`: a source named without a link.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViaNote {
+    /// The whole parenthesis.
+    pub span: Span,
+    /// The kind named.
+    pub kind: SourceKind,
+    /// What follows the colon.
+    pub name: String,
+}
+
+/// A citation marker such as `[1]`, `[1, 3]`, `[2-4]` or `[^5]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Marker {
+    /// The bracketed marker.
+    pub span: Span,
+    /// The numbers it cites, ranges expanded, in the order written.
+    pub numbers: Vec<u32>,
+}
+
+/// A use of a Markdown reference definition with a non-numeric id: `[label][id]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LabelUse {
+    /// The whole `[label][id]`.
+    pub span: Span,
+    /// The id, lower-cased.
+    pub id: String,
+}
+
+/// How a reference entry names itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RefId {
+    /// `[3]`, `3.`, `[^3]`, `[3]:`.
+    Number(u32),
+    /// `[docs]: https://…` (lower-cased).
+    Label(String),
+}
+
+/// One entry of a reference list or a reference definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefEntry {
+    /// The line it stands on (without the line break).
+    pub span: Span,
+    /// Its number or label.
+    pub id: RefId,
+    /// Its URL as written, if it has one.
+    pub url: Option<String>,
+    /// Its title, if one was given.
+    pub title: Option<String>,
+}
+
+/// A link written with a scheme other than http/https (`ftp:`, `javascript:`…).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnsupportedLink {
+    /// Where it stands.
+    pub span: Span,
+    /// The URL as written.
+    pub url: String,
+}
+
+/// Everything the scan found, each list in text order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scan {
+    /// Links in the running text.
+    pub links: Vec<InlineLink>,
+    /// `(via …)` notes.
+    pub via_notes: Vec<ViaNote>,
+    /// Citation markers.
+    pub markers: Vec<Marker>,
+    /// `[label][id]` uses.
+    pub label_uses: Vec<LabelUse>,
+    /// Reference entries and definitions.
+    pub refs: Vec<RefEntry>,
+    /// Links with a scheme sourcebot does not check.
+    pub unsupported: Vec<UnsupportedLink>,
+    /// Code spans and fenced code blocks.
+    pub code: Vec<Span>,
+}
+
+impl Scan {
+    /// Spans that are not prose: code and reference lines, sorted and non-overlapping.
+    pub fn non_prose(&self) -> Vec<Span> {
+        let mut spans: Vec<Span> = self.code.iter().copied().collect();
+        spans.extend(self.refs.iter().map(|r| r.span));
+        merge_spans(spans)
+    }
+
+    /// Spans that stand for a citation inside prose: links, notes and markers, sorted
+    /// and non-overlapping.
+    pub fn citations(&self) -> Vec<Span> {
+        let mut spans: Vec<Span> = self.links.iter().map(|l| l.span).collect();
+        spans.extend(self.via_notes.iter().map(|v| v.span));
+        spans.extend(self.markers.iter().map(|m| m.span));
+        spans.extend(self.label_uses.iter().map(|m| m.span));
+        spans.extend(self.unsupported.iter().map(|m| m.span));
+        merge_spans(spans)
+    }
+}
+
+/// Sorts spans and merges the ones that overlap or touch.
+pub fn merge_spans(mut spans: Vec<Span>) -> Vec<Span> {
+    spans.sort_unstable();
+    let mut merged: Vec<Span> = Vec::with_capacity(spans.len());
+    for span in spans {
+        match merged.last_mut() {
+            Some(last) if span.start <= last.end => last.end = last.end.max(span.end),
+            _ => merged.push(span),
+        }
+    }
+    merged
+}
+
+/// Longest label, reference title or `(via …)` name read, in bytes; longer constructs
+/// are not treated as links (their URL is still found as a bare URL).
+const MAX_LABEL_BYTES: usize = 4 * 1024;
+/// Highest citation number accepted in a marker.
+const MAX_CITATION_NUMBER: u32 = 100_000;
+/// Widest range `[a-b]` expanded.
+const MAX_MARKER_RANGE: u32 = 100;
+/// Longest marker, in bytes (`[1, 2, 3, …]`).
+const MAX_MARKER_BYTES: usize = 64;
+
+/// Scans `text` for every citation form.
+pub fn scan(text: &str) -> Scan {
+    let mut scanner = Scanner {
+        text,
+        bytes: text.as_bytes(),
+        out: Scan::default(),
+        in_reference_section: false,
+    };
+    scanner.run();
+    scanner.out
+}
+
+struct Scanner<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    out: Scan,
+    /// Set after a "References"/"Sources" heading: `n.` lines there are references even
+    /// without a URL separator.
+    in_reference_section: bool,
+}
+
+impl<'a> Scanner<'a> {
+    fn run(&mut self) {
+        let mut pos = 0;
+        while pos < self.bytes.len() {
+            let line_end = memchr::memchr(b'\n', &self.bytes[pos..])
+                .map(|i| pos + i)
+                .unwrap_or(self.bytes.len());
+            pos = self.line(pos, line_end);
+        }
+    }
+
+    /// Handles the line starting at `start`; returns where the next line starts.
+    fn line(&mut self, start: usize, end: usize) -> usize {
+        let line = &self.text[start..end];
+        if let Some(fence) = fence_opening(line) {
+            return self.fenced_block(start, end, fence);
+        }
+        let content = line.trim_end_matches('\r');
+        if let Some(heading) = heading_text(content) {
+            self.in_reference_section = is_reference_heading(heading);
+        } else if is_reference_heading(content) {
+            self.in_reference_section = true;
+        }
+        if let Some(entry) = parse_ref_line(self.text, start, start + content.len(), self.in_reference_section) {
+            self.out.refs.push(entry);
+            return end + 1;
+        }
+        self.inline(start, end)
+    }
+
+    /// Records a fenced code block opened on the line `start..end`; returns where the
+    /// line after its closing fence starts (or the end of text when it is never closed).
+    fn fenced_block(&mut self, start: usize, end: usize, fence: (u8, usize)) -> usize {
+        let mut pos = end + 1;
+        while pos < self.bytes.len() {
+            let line_end = memchr::memchr(b'\n', &self.bytes[pos..])
+                .map(|i| pos + i)
+                .unwrap_or(self.bytes.len());
+            if let Some(fence_len) = fence_closes(&self.text[pos..line_end], fence) {
+                self.out.code.push(Span::new(start, pos + fence_len));
+                // What follows a closing fence on its line (```` [21]`) is prose.
+                return self.inline(pos + fence_len, line_end);
+            }
+            pos = line_end + 1;
+        }
+        self.out.code.push(Span::new(start, self.bytes.len()));
+        self.bytes.len()
+    }
+
+    /// Scans running text from `start`; a code span may carry it past `line_end`.
+    /// Returns where the next line starts.
+    fn inline(&mut self, start: usize, line_end: usize) -> usize {
+        let mut pos = start;
+        let mut line_end = line_end;
+        while pos < line_end {
+            let b = self.bytes[pos];
+            let next = match b {
+                b'`' => self.code_span(pos),
+                b'<' => self.angle(pos),
+                b'[' => self.bracket(pos),
+                b'!' if self.bytes.get(pos + 1) == Some(&b'[') => self.image(pos),
+                b'(' => self.via_note(pos),
+                b'h' | b'H' | b'w' | b'W' => self.bare_url(pos),
+                _ => None,
+            };
+            match next {
+                Some(after) => {
+                    pos = after;
+                    if pos > line_end {
+                        // A code span ran over line breaks: continue on the line it ends on.
+                        line_end = memchr::memchr(b'\n', &self.bytes[pos..])
+                            .map(|i| pos + i)
+                            .unwrap_or(self.bytes.len());
+                    }
+                }
+                None => pos += utf8_len(b),
+            }
+        }
+        line_end + 1
+    }
+
+    /// A code span opened by a run of backticks at `pos`, closed by a run of the same
+    /// length before the paragraph ends.
+    fn code_span(&mut self, pos: usize) -> Option<usize> {
+        let run = self.bytes[pos..].iter().take_while(|&&b| b == b'`').count();
+        let body_start = pos + run;
+        let paragraph_end = memchr::memmem::find(&self.bytes[body_start..], b"\n\n")
+            .map(|i| body_start + i)
+            .unwrap_or(self.bytes.len());
+        let mut search = body_start;
+        while let Some(i) = memchr::memchr(b'`', &self.bytes[search..paragraph_end]) {
+            let close = search + i;
+            let close_run = self.bytes[close..paragraph_end]
+                .iter()
+                .take_while(|&&b| b == b'`')
+                .count();
+            if close_run == run {
+                let end = close + run;
+                self.out.code.push(Span::new(pos, end));
+                return Some(end);
+            }
+            search = close + close_run;
+        }
+        // Unclosed: the backticks are literal text.
+        Some(body_start)
+    }
+
+    /// `<url|label>` and `<url>` (Slack and Markdown autolinks).
+    fn angle(&mut self, pos: usize) -> Option<usize> {
+        let rest = &self.text[pos + 1..];
+        let scheme_len = scheme_prefix_len(rest)?;
+        let url_len = rest
+            .bytes()
+            .position(|b| matches!(b, b'|' | b'>' | b'<') || b.is_ascii_whitespace())?;
+        if url_len <= scheme_len {
+            return None;
+        }
+        let url = &rest[..url_len];
+        let (label, close) = match rest.as_bytes()[url_len] {
+            b'>' => (None, url_len),
+            b'|' => {
+                let label_start = url_len + 1;
+                let label_len = rest[label_start..]
+                    .bytes()
+                    .take(MAX_LABEL_BYTES)
+                    .position(|b| matches!(b, b'>' | b'<' | b'\n'))?;
+                if rest.as_bytes()[label_start + label_len] != b'>' {
+                    return None;
+                }
+                (Some(&rest[label_start..label_start + label_len]), label_start + label_len)
+            }
+            _ => return None,
+        };
+        let end = pos + 1 + close + 1;
+        let url = decode_slack_entities(url);
+        let span = Span::new(pos, end);
+        if !is_http_scheme(&url) {
+            self.out.unsupported.push(UnsupportedLink { span, url });
+            return Some(end);
+        }
+        self.out.links.push(InlineLink {
+            span,
+            url,
+            label: label.map(decode_slack_entities),
+            form: LinkForm::Slack,
+            declared_kind: None,
+        });
+        Some(end)
+    }
+
+    /// `![alt](src)`: an image is not a citation; skip it whole so its URL is not read
+    /// as a bare link.
+    fn image(&mut self, pos: usize) -> Option<usize> {
+        let (_, after_label) = bracket_content(self.text, pos + 1)?;
+        let (_, _, end) = link_destination(self.text, after_label)?;
+        Some(end)
+    }
+
+    /// Everything that starts with `[`: Markdown links, markers, `[label][id]`.
+    fn bracket(&mut self, pos: usize) -> Option<usize> {
+        if let Some(end) = self.marker(pos) {
+            return Some(end);
+        }
+        let (label, after_label) = bracket_content(self.text, pos)?;
+        if let Some((url, _title, end)) = link_destination(self.text, after_label) {
+            self.markdown_link(pos, end, label, url);
+            return Some(end);
+        }
+        if let Some((id, end)) = bracket_content(self.text, after_label) {
+            let id = id.trim();
+            if !id.is_empty() && parse_marker_numbers(id).is_none() {
+                self.out.label_uses.push(LabelUse {
+                    span: Span::new(pos, end),
+                    id: id.to_lowercase(),
+                });
+                return Some(end);
+            }
+        }
+        // Not a link: scan inside the brackets too (`[see https://x.com]`).
+        None
+    }
+
+    fn markdown_link(&mut self, start: usize, end: usize, label: &str, url: &str) {
+        let span = Span::new(start, end);
+        if !is_http_scheme(url) {
+            if has_scheme(url) && !is_ignored_scheme(url) {
+                self.out.unsupported.push(UnsupportedLink { span, url: url.to_string() });
+            }
+            return;
+        }
+        let (declared_kind, label) = match source_tag(label) {
+            Some((kind, title)) => (kind, title),
+            None => (None, label.trim()),
+        };
+        self.out.links.push(InlineLink {
+            span,
+            url: url.to_string(),
+            label: Some(label.to_string()),
+            form: LinkForm::Markdown,
+            declared_kind,
+        });
+    }
+
+    /// `[1]`, `[1][2]` (one marker each), `[1, 3]`, `[1-3]`, `[^1]`.
+    fn marker(&mut self, pos: usize) -> Option<usize> {
+        let window = &self.bytes[pos + 1..(pos + 1 + MAX_MARKER_BYTES).min(self.bytes.len())];
+        let close = memchr::memchr(b']', window)?;
+        let inner = &self.text[pos + 1..pos + 1 + close];
+        let end = pos + close + 2;
+        // `[1](url)` is a link and `[1]: url` a definition, not markers.
+        if matches!(self.bytes.get(end), Some(b'(')) {
+            return None;
+        }
+        let numbers = parse_marker_numbers(inner)?;
+        self.out.markers.push(Marker {
+            span: Span::new(pos, end),
+            numbers,
+        });
+        Some(end)
+    }
+
+    /// `(via slack: #channel)`, `(via confluence: Page Title)`.
+    fn via_note(&mut self, pos: usize) -> Option<usize> {
+        let rest = &self.text[pos + 1..];
+        if !rest.get(..4)?.eq_ignore_ascii_case("via ") {
+            return None;
+        }
+        let close = rest
+            .bytes()
+            .take(MAX_LABEL_BYTES)
+            .position(|b| matches!(b, b')' | b'\n'))?;
+        if rest.as_bytes()[close] != b')' {
+            return None;
+        }
+        let body = &rest[4..close];
+        let (kind_word, name) = body.split_once(':')?;
+        let kind = SourceKind::parse_loose(kind_word)?;
+        let name = name.trim();
+        if name.is_empty() {
+            return None;
+        }
+        let end = pos + 1 + close + 1;
+        let span = Span::new(pos, end);
+        if is_http_scheme(name) || starts_with_www(name) {
+            self.out.links.push(InlineLink {
+                span,
+                url: name.to_string(),
+                label: None,
+                form: LinkForm::Bare,
+                declared_kind: Some(kind),
+            });
+        } else {
+            self.out.via_notes.push(ViaNote {
+                span,
+                kind,
+                name: name.to_string(),
+            });
+        }
+        Some(end)
+    }
+
+    /// A URL written without markup, starting with `http(s)://` or `www.`.
+    fn bare_url(&mut self, pos: usize) -> Option<usize> {
+        if pos > 0 && !can_precede_url(self.text, pos) {
+            return None;
+        }
+        let len = bare_url_len(&self.text[pos..])?;
+        let end = pos + len;
+        self.out.links.push(InlineLink {
+            span: Span::new(pos, end),
+            url: self.text[pos..end].to_string(),
+            label: None,
+            form: LinkForm::Bare,
+            declared_kind: None,
+        });
+        Some(end)
+    }
+}
+
+/// Byte length of the UTF-8 sequence that starts with `b` (1 for continuation bytes,
+/// which never start a scan step in valid UTF-8).
+fn utf8_len(b: u8) -> usize {
+    match b {
+        0xF0..=0xFF => 4,
+        0xE0..=0xEF => 3,
+        0xC0..=0xDF => 2,
+        _ => 1,
+    }
+}
+
+/// The fence character and run length when `line` opens a fenced code block.
+fn fence_opening(line: &str) -> Option<(u8, usize)> {
+    let indent = line.bytes().take_while(|&b| b == b' ').count();
+    if indent > 3 {
+        return None;
+    }
+    let body = &line.as_bytes()[indent..];
+    let fence_char = *body.first()?;
+    if fence_char != b'`' && fence_char != b'~' {
+        return None;
+    }
+    let run = body.iter().take_while(|&&b| b == fence_char).count();
+    if run < 3 {
+        return None;
+    }
+    // A backtick fence's info string may not contain backticks (that is a code span).
+    if fence_char == b'`' && body[run..].contains(&b'`') {
+        return None;
+    }
+    Some((fence_char, run))
+}
+
+/// Whether `line` closes a block opened by `run` × `fence_char`; returns the length of
+/// the line up to the end of the fence. CommonMark allows only spaces after a closing
+/// fence; answers written by LLMs also put citation markers there (```` [21]`), so any
+/// rest without letters closes too (an info string such as `python` does not).
+fn fence_closes(line: &str, (fence_char, run): (u8, usize)) -> Option<usize> {
+    let trimmed = line.trim_start_matches(' ');
+    let indent = line.len() - trimmed.len();
+    if indent > 3 {
+        return None;
+    }
+    let closing = trimmed.bytes().take_while(|&b| b == fence_char).count();
+    let rest = &trimmed[closing..];
+    (closing >= run && !rest.chars().any(char::is_alphabetic)).then_some(indent + closing)
+}
+
+/// The text of a Markdown ATX heading line (`## References` → `References`).
+pub fn heading_text(line: &str) -> Option<&str> {
+    let trimmed = line.trim_start();
+    let hashes = trimmed.bytes().take_while(|&b| b == b'#').count();
+    if hashes == 0 || hashes > 6 {
+        return None;
+    }
+    let rest = &trimmed[hashes..];
+    if !rest.is_empty() && !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    Some(rest.trim())
+}
+
+/// Headings that open a reference list, in the languages the corpora use.
+const REFERENCE_HEADINGS: [&str; 14] = [
+    "references",
+    "reference",
+    "sources",
+    "source",
+    "citations",
+    "bibliography",
+    "works cited",
+    "further reading",
+    "links",
+    "参考文献",
+    "参考资料",
+    "参考来源",
+    "来源",
+    "引用",
+];
+
+/// Whether a line (heading text or a line on its own such as `**Sources:**`) names a
+/// reference list.
+fn is_reference_heading(line: &str) -> bool {
+    let core = line
+        .trim()
+        .trim_matches(|c: char| matches!(c, '*' | '_' | '#' | ' ' | ':' | '：'))
+        .trim();
+    core.len() <= 40 && REFERENCE_HEADINGS.iter().any(|h| core.eq_ignore_ascii_case(h))
+}
+
+/// Parses a reference-list line or a reference definition spanning `start..end` of `text`.
+fn parse_ref_line(text: &str, start: usize, end: usize, in_reference_section: bool) -> Option<RefEntry> {
+    let line = &text[start..end];
+    let body = strip_bullet(line.trim_start());
+    let first = *body.as_bytes().first()?;
+    let (id, rest, is_definition) = if first == b'[' {
+        let (label, after) = bracket_content(body, 0)?;
+        let label = label.trim();
+        let label = label.strip_prefix('^').unwrap_or(label);
+        let after_text = &body[after..];
+        if let Some(def) = after_text.strip_prefix(':') {
+            (ref_id(label), def, true)
+        } else {
+            let number = parse_citation_number(label)?;
+            if !after_text.starts_with([' ', '\t']) {
+                return None;
+            }
+            (RefId::Number(number), after_text, false)
+        }
+    } else if first.is_ascii_digit() {
+        let digits = body.bytes().take_while(u8::is_ascii_digit).count();
+        let after = &body[digits..];
+        let after = after.strip_prefix(['.', ')'])?;
+        if !after.starts_with([' ', '\t']) {
+            return None;
+        }
+        (RefId::Number(parse_citation_number(&body[..digits])?), after, false)
+    } else {
+        return None;
+    };
+    let rest = rest.trim();
+    let span = Span::new(start, end);
+    if is_definition {
+        return definition(span, id, rest);
+    }
+    let numbered_list = first != b'[';
+    let entry = entry_with_link(span, id.clone(), rest, numbered_list);
+    if entry.is_some() {
+        return entry;
+    }
+    // In a reference section, a numbered entry without a link is still a reference.
+    let words = rest.split_whitespace().count();
+    (in_reference_section && words >= 2 && rest.len() <= MAX_LABEL_BYTES).then(|| RefEntry {
+        span,
+        id,
+        url: None,
+        title: Some(rest.to_string()),
+    })
+}
+
+fn ref_id(label: &str) -> RefId {
+    match parse_citation_number(label) {
+        Some(n) => RefId::Number(n),
+        None => RefId::Label(label.to_lowercase()),
+    }
+}
+
+/// `[id]: url "title"`, `[id]: <url>`, `[id]: url - Title`.
+fn definition(span: Span, id: RefId, rest: &str) -> Option<RefEntry> {
+    let (url, after) = if let Some(inner) = rest.strip_prefix('<') {
+        let close = inner.find('>')?;
+        (&inner[..close], &inner[close + 1..])
+    } else {
+        let len = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        (&rest[..len], &rest[len..])
+    };
+    if url.is_empty() || !(is_http_scheme(url) || starts_with_www(url)) {
+        return None;
+    }
+    let title = clean_title(after.trim().trim_matches(|c| matches!(c, '"' | '\'' | '(' | ')')));
+    Some(RefEntry {
+        span,
+        id,
+        url: Some(url.to_string()),
+        title,
+    })
+}
+
+/// A `[n] …` or `n. …` line that holds a link: the link is the reference, the text
+/// around it the title.
+fn entry_with_link(span: Span, id: RefId, rest: &str, numbered_list: bool) -> Option<RefEntry> {
+    let inner = scan_fragment(rest);
+    let mut link = inner.links.first()?.clone();
+    if link.form == LinkForm::Bare {
+        // In a reference line the URL is the whole token up to the next space, CJK path
+        // text included (`/wiki/PPP模式 - title`); prose uses the stricter cut.
+        let token_len = url_token_len(&rest[link.span.start..]);
+        if token_len > link.span.len() {
+            link.span.end = link.span.start + token_len;
+            link.url = rest[link.span.start..link.span.end].to_string();
+        }
+    }
+    let before = rest[..link.span.start].trim();
+    let after = rest[link.span.end..].trim();
+    // A numbered list item is a reference only when it is shaped like one: the link
+    // alone, a Markdown/Slack link first, or a title and the link joined by a dash or
+    // colon. "1. Install it from https://…" is an ordinary list item.
+    if numbered_list && !looks_like_reference_item(before, after, link.form) {
+        return None;
+    }
+    let label = link.label.as_deref().map(str::trim).filter(|l| !l.is_empty());
+    // `Title (https://…)`: the parenthesis around the link belongs to neither side.
+    let before = before.strip_suffix('(').unwrap_or(before);
+    let after = after.strip_prefix(')').unwrap_or(after);
+    let title = label
+        .and_then(clean_title)
+        .or_else(|| clean_title(strip_separators(before)))
+        .or_else(|| clean_title(strip_separators(after)));
+    Some(RefEntry {
+        span,
+        id,
+        url: Some(link.url.clone()),
+        title,
+    })
+}
+
+fn looks_like_reference_item(before: &str, after: &str, form: LinkForm) -> bool {
+    if before.is_empty() {
+        return form != LinkForm::Bare || after.is_empty() || starts_with_separator(after);
+    }
+    ends_with_separator(before) && after.is_empty()
+}
+
+const SEPARATORS: [&str; 7] = ["-", "–", "—", ":", "：", "|", "·"];
+
+fn starts_with_separator(s: &str) -> bool {
+    SEPARATORS.iter().any(|sep| s.starts_with(sep))
+}
+
+fn ends_with_separator(s: &str) -> bool {
+    SEPARATORS.iter().any(|sep| s.ends_with(sep))
+}
+
+/// Trims dashes, colons and full stops that join a title to its link.
+fn strip_separators(s: &str) -> &str {
+    s.trim_matches(|c: char| {
+        c.is_whitespace() || matches!(c, '-' | '–' | '—' | ':' | '：' | '|' | '·' | ',' | '.')
+    })
+}
+
+/// A title worth keeping: trimmed, not empty, not absurdly long.
+fn clean_title(s: &str) -> Option<String> {
+    let s = s.trim();
+    (!s.is_empty() && s.len() <= MAX_LABEL_BYTES).then(|| s.to_string())
+}
+
+/// Strips a leading `- `, `* `, `+ ` or `• ` list bullet.
+fn strip_bullet(s: &str) -> &str {
+    for bullet in ["- ", "* ", "+ ", "• "] {
+        if let Some(rest) = s.strip_prefix(bullet) {
+            return rest.trim_start();
+        }
+    }
+    s
+}
+
+/// Scans a fragment of a line (the rest of a reference entry) for its links.
+fn scan_fragment(fragment: &str) -> Scan {
+    let mut scanner = Scanner {
+        text: fragment,
+        bytes: fragment.as_bytes(),
+        out: Scan::default(),
+        in_reference_section: false,
+    };
+    scanner.inline(0, fragment.len());
+    scanner.out
+}
+
+/// The content of the bracket that opens at `open` (which must be `[`), allowing one
+/// level of nesting per bracket and no blank line; returns it and the index after `]`.
+fn bracket_content(text: &str, open: usize) -> Option<(&str, usize)> {
+    let bytes = text.as_bytes();
+    if bytes.get(open) != Some(&b'[') {
+        return None;
+    }
+    let mut depth = 0usize;
+    let limit = (open + 1 + MAX_LABEL_BYTES).min(bytes.len());
+    let mut i = open + 1;
+    while i < limit {
+        match bytes[i] {
+            b'\\' => i += 1,
+            b'[' => depth += 1,
+            b']' if depth == 0 => return Some((&text[open + 1..i], i + 1)),
+            b']' => depth -= 1,
+            b'\n' if bytes.get(i + 1) == Some(&b'\n') => return None,
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// A Markdown link destination `(url "title")` starting at `open` (which must be `(`);
+/// returns the URL, the title and the index after `)`.
+fn link_destination(text: &str, open: usize) -> Option<(&str, Option<&str>, usize)> {
+    let bytes = text.as_bytes();
+    if bytes.get(open) != Some(&b'(') {
+        return None;
+    }
+    let mut i = open + 1;
+    while bytes.get(i).is_some_and(|b| *b == b' ' || *b == b'\t') {
+        i += 1;
+    }
+    let (url_start, url_end) = if bytes.get(i) == Some(&b'<') {
+        let close = memchr::memchr2(b'>', b'\n', &bytes[i + 1..])?;
+        if bytes[i + 1 + close] != b'>' {
+            return None;
+        }
+        let range = (i + 1, i + 1 + close);
+        i = range.1 + 1;
+        range
+    } else {
+        let start = i;
+        let mut depth = 0usize;
+        while let Some(&b) = bytes.get(i) {
+            match b {
+                b'(' => depth += 1,
+                b')' if depth == 0 => break,
+                b')' => depth -= 1,
+                b'\\' => i += 1,
+                _ if b.is_ascii_whitespace() => break,
+                _ => {}
+            }
+            i += 1;
+            if i - start > crate::collect::canon::MAX_URL_BYTES {
+                return None;
+            }
+        }
+        (start, i.min(bytes.len()))
+    };
+    while bytes.get(i).is_some_and(|b| *b == b' ' || *b == b'\t') {
+        i += 1;
+    }
+    let mut title = None;
+    if let Some(&quote @ (b'"' | b'\'')) = bytes.get(i) {
+        let close = memchr::memchr2(quote, b'\n', &bytes[i + 1..])?;
+        if bytes[i + 1 + close] != quote {
+            return None;
+        }
+        title = Some(&text[i + 1..i + 1 + close]);
+        i += close + 2;
+        while bytes.get(i).is_some_and(|b| *b == b' ' || *b == b'\t') {
+            i += 1;
+        }
+    }
+    if bytes.get(i) != Some(&b')') {
+        return None;
+    }
+    Some((&text[url_start..url_end], title, i + 1))
+}
+
+/// `Source: type - title` in a link label: the declared kind (if the type is one
+/// sourcebot knows) and the title.
+fn source_tag(label: &str) -> Option<(Option<SourceKind>, &str)> {
+    let rest = label.trim();
+    let head = rest.get(..7)?;
+    if !head.eq_ignore_ascii_case("source:") {
+        return None;
+    }
+    let rest = rest[7..].trim_start();
+    let split = rest
+        .char_indices()
+        .find(|&(_, c)| matches!(c, '-' | '–' | '—' | ':' | '|'))
+        .map(|(i, c)| (i, c.len_utf8()));
+    match split {
+        Some((i, sep_len)) => {
+            let kind = SourceKind::parse_loose(&rest[..i]);
+            let title = rest[i + sep_len..].trim();
+            Some((kind, if title.is_empty() { rest[..i].trim() } else { title }))
+        }
+        None => Some((SourceKind::parse_loose(rest), rest)),
+    }
+}
+
+/// The numbers a marker body (`1`, `1, 3`, `2-4`, `^5`) cites, or `None` when the body
+/// is not a marker.
+fn parse_marker_numbers(inner: &str) -> Option<Vec<u32>> {
+    let inner = inner.strip_prefix('^').unwrap_or(inner).trim();
+    if inner.is_empty() {
+        return None;
+    }
+    let mut numbers = Vec::new();
+    for part in inner.split([',', '，', ';']) {
+        let part = part.trim();
+        let range = part.split_once(['-', '–', '—']);
+        match range {
+            Some((a, b)) => {
+                let (a, b) = (parse_citation_number(a.trim())?, parse_citation_number(b.trim())?);
+                if b < a || b - a > MAX_MARKER_RANGE {
+                    return None;
+                }
+                numbers.extend(a..=b);
+            }
+            None => numbers.push(parse_citation_number(part)?),
+        }
+    }
+    Some(numbers)
+}
+
+/// A citation number: 1 to 100,000, ASCII digits only.
+fn parse_citation_number(s: &str) -> Option<u32> {
+    if s.is_empty() || s.len() > 6 || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse::<u32>()
+        .ok()
+        .filter(|n| (1..=MAX_CITATION_NUMBER).contains(n))
+}
+
+/// Length of `http://` or `https://` at the start of `s` (any case).
+fn scheme_prefix_len(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    if b.len() >= 7 && b[..7].eq_ignore_ascii_case(b"http://") {
+        Some(7)
+    } else if b.len() >= 8 && b[..8].eq_ignore_ascii_case(b"https://") {
+        Some(8)
+    } else {
+        None
+    }
+}
+
+/// Whether `s` starts with `http://` or `https://` (any case).
+pub fn is_http_scheme(s: &str) -> bool {
+    scheme_prefix_len(s.trim_start()).is_some()
+}
+
+fn starts_with_www(s: &str) -> bool {
+    s.len() > 4 && s.as_bytes()[..4].eq_ignore_ascii_case(b"www.")
+}
+
+/// Whether `s` starts with a URL scheme (`letters:`).
+fn has_scheme(s: &str) -> bool {
+    match s.find(':') {
+        Some(i) if i > 0 => {
+            let scheme = &s[..i];
+            scheme.as_bytes()[0].is_ascii_alphabetic()
+                && scheme
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
+        }
+        _ => false,
+    }
+}
+
+/// Schemes that are links but never sources, and need no warning.
+fn is_ignored_scheme(s: &str) -> bool {
+    let lower = s.get(..7).unwrap_or(s).to_ascii_lowercase();
+    lower.starts_with("mailto:") || lower.starts_with("tel:") || lower.starts_with("slack:")
+}
+
+/// Decodes the three entities Slack writes in message text.
+fn decode_slack_entities(s: &str) -> String {
+    if !s.contains('&') {
+        return s.to_string();
+    }
+    s.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+}
+
+/// A bare URL may not be glued to a word or another URL before it.
+fn can_precede_url(text: &str, pos: usize) -> bool {
+    match text[..pos].chars().next_back() {
+        Some(c) => !(c.is_alphanumeric() && c.is_ascii()) && !matches!(c, '/' | '@' | '.' | '-' | '_' | '%' | '=' | '&'),
+        None => true,
+    }
+}
+
+/// CJK punctuation and full-width forms: they always end a bare URL.
+fn is_cjk_punctuation(c: char) -> bool {
+    matches!(c, '\u{3000}'..='\u{303F}' | '\u{FF00}'..='\u{FFEF}' | '\u{2018}'..='\u{201F}' | '\u{2026}' | '\u{00A0}')
+}
+
+/// CJK ideographs, kana and hangul.
+fn is_cjk_text(c: char) -> bool {
+    matches!(c,
+        '\u{3040}'..='\u{30FF}'
+        | '\u{3400}'..='\u{4DBF}'
+        | '\u{4E00}'..='\u{9FFF}'
+        | '\u{AC00}'..='\u{D7AF}'
+        | '\u{F900}'..='\u{FAFF}')
+}
+
+/// Where a bare URL candidate must stop regardless of punctuation rules: whitespace,
+/// `<>"` and backticks, `|`, CJK punctuation, and CJK text not directly after a path
+/// separator.
+fn candidate_end(s: &str) -> usize {
+    let mut previous = ' ';
+    let mut in_cjk_path = false;
+    for (i, c) in s.char_indices() {
+        let stop = if c.is_ascii() {
+            c.is_ascii_whitespace() || c.is_ascii_control() || matches!(c, '<' | '>' | '"' | '`' | '|' | '\\')
+        } else if is_cjk_punctuation(c) || c.is_whitespace() || c.is_control() {
+            true
+        } else if is_cjk_text(c) {
+            let keep = in_cjk_path || matches!(previous, '/' | '=' | '?' | '&' | '#' | '_' | '-' | '+' | '(');
+            in_cjk_path = keep;
+            !keep
+        } else {
+            false
+        };
+        if stop {
+            return i;
+        }
+        if !is_cjk_text(c) {
+            in_cjk_path = false;
+        }
+        previous = c;
+    }
+    s.len()
+}
+
+fn link_finder() -> &'static LinkFinder {
+    static FINDER: OnceLock<LinkFinder> = OnceLock::new();
+    FINDER.get_or_init(|| {
+        let mut finder = LinkFinder::new();
+        finder.kinds(&[LinkKind::Url]);
+        finder.url_must_have_scheme(false);
+        finder
+    })
+}
+
+/// Length of the URL token at the start of `s` (which starts with a URL): up to
+/// whitespace, `<>"|` or CJK punctuation, less trailing punctuation and unbalanced
+/// closing brackets. CJK text inside is kept.
+fn url_token_len(s: &str) -> usize {
+    let end = s
+        .char_indices()
+        .find(|&(_, c)| c.is_whitespace() || c.is_control() || matches!(c, '<' | '>' | '"' | '|' | '`') || is_cjk_punctuation(c))
+        .map_or(s.len(), |(i, _)| i);
+    match link_finder().links(&s[..end]).next() {
+        Some(link) if link.start() == 0 => link.end(),
+        _ => 0,
+    }
+}
+
+/// Length of the bare URL at the start of `s`, if one starts there. The candidate is
+/// cut at hard stops first; linkify then drops trailing punctuation and unbalanced
+/// closing brackets while keeping balanced parentheses.
+fn bare_url_len(s: &str) -> Option<usize> {
+    let prefix = match scheme_prefix_len(s) {
+        Some(len) => len,
+        None if starts_with_www(s) => 4,
+        None => return None,
+    };
+    let candidate = &s[..candidate_end(s)];
+    if candidate.len() <= prefix {
+        return None;
+    }
+    let link = link_finder().links(candidate).next()?;
+    if link.start() != 0 {
+        return None;
+    }
+    let mut end = link.end();
+    // linkify keeps a few characters that end sentences in Markdown: `*`, `_`, `~`, `'`.
+    while end > prefix && matches!(candidate.as_bytes()[end - 1], b'*' | b'_' | b'~' | b'\'') {
+        end -= 1;
+    }
+    (end > prefix).then_some(end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn urls(text: &str) -> Vec<String> {
+        scan(text).links.into_iter().map(|l| l.url).collect()
+    }
+
+    #[test]
+    fn slack_links_with_and_without_label() {
+        let s = scan("See <https://a.com/x|the doc> and <https://b.com/y>.");
+        assert_eq!(s.links.len(), 2);
+        assert_eq!(s.links[0].url, "https://a.com/x");
+        assert_eq!(s.links[0].label.as_deref(), Some("the doc"));
+        assert_eq!(s.links[0].form, LinkForm::Slack);
+        assert_eq!(s.links[1].url, "https://b.com/y");
+        assert_eq!(s.links[1].label, None);
+    }
+
+    #[test]
+    fn slack_entities_are_decoded_in_url_and_label() {
+        let s = scan("<https://a.com/?a=1&amp;b=2|R&amp;D &lt;notes&gt;>");
+        assert_eq!(s.links[0].url, "https://a.com/?a=1&b=2");
+        assert_eq!(s.links[0].label.as_deref(), Some("R&D <notes>"));
+    }
+
+    #[test]
+    fn slack_mentions_are_not_links() {
+        let s = scan("Hey <@U123> and <#C1|general> and <!here>");
+        assert!(s.links.is_empty());
+    }
+
+    #[test]
+    fn markdown_links_and_titles() {
+        let s = scan("Read [the book](https://doc.rust-lang.org/book/ \"The Book\") now.");
+        assert_eq!(s.links.len(), 1);
+        assert_eq!(s.links[0].url, "https://doc.rust-lang.org/book/");
+        assert_eq!(s.links[0].label.as_deref(), Some("the book"));
+        assert_eq!(s.links[0].form, LinkForm::Markdown);
+    }
+
+    #[test]
+    fn markdown_link_keeps_balanced_parentheses() {
+        let u = urls("[Rust](https://en.wikipedia.org/wiki/Rust_(programming_language)) is nice");
+        assert_eq!(u, ["https://en.wikipedia.org/wiki/Rust_(programming_language)"]);
+    }
+
+    #[test]
+    fn markdown_angle_destination() {
+        assert_eq!(urls("[a](<https://a.com/x y>)"), ["https://a.com/x y"]);
+    }
+
+    #[test]
+    fn markdown_autolink() {
+        assert_eq!(urls("Go to <https://a.com/x>."), ["https://a.com/x"]);
+    }
+
+    #[test]
+    fn source_tag_declares_kind_and_title() {
+        let s = scan("[Source: confluence - Deploy Runbook](https://wiki.acme.io/pages/1)");
+        assert_eq!(s.links[0].declared_kind, Some(SourceKind::Confluence));
+        assert_eq!(s.links[0].label.as_deref(), Some("Deploy Runbook"));
+        let s = scan("[Source: slack – #eng thread](https://acme.slack.com/archives/C1/p2)");
+        assert_eq!(s.links[0].declared_kind, Some(SourceKind::Slack));
+        assert_eq!(s.links[0].label.as_deref(), Some("#eng thread"));
+    }
+
+    #[test]
+    fn via_notes() {
+        let s = scan("Deploys freeze Friday (via slack: #eng-deploys). Runbook (via Confluence: Deploy Runbook)");
+        assert_eq!(s.via_notes.len(), 2);
+        assert_eq!(s.via_notes[0].kind, SourceKind::Slack);
+        assert_eq!(s.via_notes[0].name, "#eng-deploys");
+        assert_eq!(s.via_notes[1].kind, SourceKind::Confluence);
+        assert_eq!(s.via_notes[1].name, "Deploy Runbook");
+        assert!(scan("(via email: bob)").via_notes.is_empty());
+    }
+
+    #[test]
+    fn bare_urls_with_and_without_scheme() {
+        assert_eq!(urls("see https://a.com/x and www.b.org/y, ok"), ["https://a.com/x", "www.b.org/y"]);
+        assert_eq!(urls("HTTPS://A.COM/X"), ["HTTPS://A.COM/X"]);
+    }
+
+    #[test]
+    fn bare_urls_drop_trailing_punctuation() {
+        for (text, want) in [
+            ("end https://a.com/x.", "https://a.com/x"),
+            ("list https://a.com/x, next", "https://a.com/x"),
+            ("semi https://a.com/x; then", "https://a.com/x"),
+            ("colon https://a.com/x: then", "https://a.com/x"),
+            ("wow https://a.com/x!", "https://a.com/x"),
+            ("huh https://a.com/x?", "https://a.com/x"),
+            ("(see https://a.com/x)", "https://a.com/x"),
+            ("[see https://a.com/x]", "https://a.com/x"),
+            ("{see https://a.com/x}", "https://a.com/x"),
+            ("'https://a.com/x'", "https://a.com/x"),
+            ("\"https://a.com/x\"", "https://a.com/x"),
+            ("**https://a.com/x**", "https://a.com/x"),
+            ("*https://a.com/x*", "https://a.com/x"),
+            ("https://a.com/x).", "https://a.com/x"),
+            ("https://a.com/x?q=1&r=2.", "https://a.com/x?q=1&r=2"),
+        ] {
+            assert_eq!(urls(text), [want], "in {text:?}");
+        }
+    }
+
+    #[test]
+    fn bare_urls_keep_balanced_parentheses() {
+        assert_eq!(
+            urls("See https://en.wikipedia.org/wiki/Rust_(programming_language)."),
+            ["https://en.wikipedia.org/wiki/Rust_(programming_language)"]
+        );
+        assert_eq!(
+            urls("(https://en.wikipedia.org/wiki/Rust_(programming_language))"),
+            ["https://en.wikipedia.org/wiki/Rust_(programming_language)"]
+        );
+    }
+
+    #[test]
+    fn bare_urls_stop_at_cjk() {
+        assert_eq!(urls("见https://example.com/page。后面"), ["https://example.com/page"]);
+        assert_eq!(urls("网址https://example.com/a，然后"), ["https://example.com/a"]);
+        assert_eq!(urls("（https://example.com/a）中文"), ["https://example.com/a"]);
+        assert_eq!(urls("参见https://example.com/page了解更多"), ["https://example.com/page"]);
+        assert_eq!(urls("“https://example.com/q”"), ["https://example.com/q"]);
+    }
+
+    #[test]
+    fn cjk_path_segments_are_kept() {
+        assert_eq!(
+            urls("https://zh.wikipedia.org/zh-hans/中產階級 - 维基"),
+            ["https://zh.wikipedia.org/zh-hans/中產階級"]
+        );
+        assert_eq!(urls("https://wiki.mbalib.com/wiki/中产阶级。"), ["https://wiki.mbalib.com/wiki/中产阶级"]);
+    }
+
+    #[test]
+    fn reference_lines_keep_cjk_inside_the_url_token() {
+        let s = scan("[1] https://wiki.mbalib.com/wiki/PPP模式 - PPP模式 - MBA智库\n[2] https://www.zhonghuashu.com/wiki/道德經_(王弼本) - 道德經\n[3] https://a.com/x。 - t\n");
+        let got: Vec<_> = s.refs.iter().map(|r| r.url.clone().unwrap_or_default()).collect();
+        assert_eq!(got, ["https://wiki.mbalib.com/wiki/PPP模式", "https://www.zhonghuashu.com/wiki/道德經_(王弼本)", "https://a.com/x"]);
+        assert_eq!(s.refs[0].title.as_deref(), Some("PPP模式 - MBA智库"));
+    }
+
+    #[test]
+    fn urls_glued_to_words_are_not_started_mid_word() {
+        assert!(urls("xhttps://a.com").is_empty());
+        assert!(urls("foowww.a.com").is_empty());
+        assert_eq!(urls("https://web.archive.org/web/2020/https://a.com/x"), ["https://web.archive.org/web/2020/https://a.com/x"]);
+    }
+
+    #[test]
+    fn scheme_alone_is_not_a_link() {
+        assert!(urls("see https:// and http://").is_empty());
+        assert!(urls("www. is a prefix").is_empty());
+    }
+
+    #[test]
+    fn code_is_not_a_citation() {
+        let text = "Run `curl https://a.com/x` then\n```\nhttps://b.com/y [1]\n```\nand ``x ` https://c.com`` end https://d.com";
+        let s = scan(text);
+        assert_eq!(s.links.iter().map(|l| l.url.as_str()).collect::<Vec<_>>(), ["https://d.com"]);
+        assert!(s.markers.is_empty());
+        assert_eq!(s.code.len(), 3);
+    }
+
+    #[test]
+    fn tilde_fences_and_unclosed_fences() {
+        let s = scan("~~~python\nhttps://a.com\n~~~\nhttps://b.com\n```\nhttps://c.com");
+        assert_eq!(s.links.iter().map(|l| l.url.as_str()).collect::<Vec<_>>(), ["https://b.com"]);
+    }
+
+    #[test]
+    fn closing_fence_followed_by_a_marker() {
+        let s = scan("```\nhttps://a.com/in-code\n``` [21]\nhttps://b.com/after\n```python\n```\n");
+        assert_eq!(s.markers.len(), 1);
+        assert_eq!(s.markers[0].numbers, [21]);
+        assert_eq!(s.links.iter().map(|l| l.url.as_str()).collect::<Vec<_>>(), ["https://b.com/after"]);
+        let s = scan("```\ncode\n```python\nhttps://a.com\n```\n");
+        assert!(s.links.is_empty(), "an info string does not close a block");
+    }
+
+    #[test]
+    fn unclosed_backtick_is_literal() {
+        assert_eq!(urls("a ` b https://a.com/x"), ["https://a.com/x"]);
+    }
+
+    #[test]
+    fn images_are_not_citations() {
+        assert!(urls("![logo](https://a.com/logo.png)").is_empty());
+    }
+
+    #[test]
+    fn markers_of_every_shape() {
+        let s = scan("A[1]. B [1][2]. C [1, 3]. D [2-4]. E [^5]. F [3–4]");
+        let numbers: Vec<Vec<u32>> = s.markers.iter().map(|m| m.numbers.clone()).collect();
+        assert_eq!(numbers, vec![vec![1], vec![1], vec![2], vec![1, 3], vec![2, 3, 4], vec![5], vec![3, 4]]);
+    }
+
+    #[test]
+    fn non_markers() {
+        for text in ["[they]", "[2409.04481]", "[0]", "[4-2]", "[1-500]", "[1](https://a.com)", "[]", "[ ]", "[1a]"] {
+            assert!(scan(text).markers.is_empty(), "{text}");
+        }
+    }
+
+    #[test]
+    fn reference_lines_of_every_shape() {
+        let text = "Body [1][2][3][4][5][6].\n\n[1] https://a.com/1 - Title One\n[2]: https://a.com/2 \"Title Two\"\n3. Title Three — https://a.com/3\n[4] Title Four. https://a.com/4\n[5] https://a.com/5\n[^6]: https://a.com/6\n";
+        let s = scan(text);
+        let got: Vec<(RefId, Option<String>, Option<String>)> =
+            s.refs.iter().map(|r| (r.id.clone(), r.url.clone(), r.title.clone())).collect();
+        assert_eq!(
+            got,
+            vec![
+                (RefId::Number(1), Some("https://a.com/1".into()), Some("Title One".into())),
+                (RefId::Number(2), Some("https://a.com/2".into()), Some("Title Two".into())),
+                (RefId::Number(3), Some("https://a.com/3".into()), Some("Title Three".into())),
+                (RefId::Number(4), Some("https://a.com/4".into()), Some("Title Four".into())),
+                (RefId::Number(5), Some("https://a.com/5".into()), None),
+                (RefId::Number(6), Some("https://a.com/6".into()), None),
+            ]
+        );
+        assert_eq!(s.markers.len(), 6);
+        assert!(s.links.is_empty(), "reference URLs are not inline links");
+    }
+
+    #[test]
+    fn reference_titles_keep_their_parentheses() {
+        let s = scan("[1] https://a.com/x - Canary Release (Martin Fowler)\n[2] A Paper (2020) (https://b.com/y)\n");
+        assert_eq!(s.refs[0].title.as_deref(), Some("Canary Release (Martin Fowler)"));
+        assert_eq!(s.refs[1].title.as_deref(), Some("A Paper (2020)"));
+    }
+
+    #[test]
+    fn numbered_markdown_link_reference() {
+        let s = scan("Sources:\n1. [Rust Book](https://doc.rust-lang.org/book/)\n2) <https://a.com|A>");
+        assert_eq!(s.refs.len(), 2);
+        assert_eq!(s.refs[0].title.as_deref(), Some("Rust Book"));
+        assert_eq!(s.refs[1].title.as_deref(), Some("A"));
+    }
+
+    #[test]
+    fn ordinary_numbered_list_item_is_not_a_reference() {
+        let s = scan("1. Install it from https://a.com/cli and run it.\n2. Done.");
+        assert!(s.refs.is_empty());
+        assert_eq!(s.links.len(), 1);
+    }
+
+    #[test]
+    fn reference_without_link_only_in_reference_section() {
+        let s = scan("Claim [1].\n\n## References\n[1] Smith, J. (2020). A Study. Nature.\n");
+        assert_eq!(s.refs.len(), 1);
+        assert_eq!(s.refs[0].url, None);
+        let s = scan("[1] Smith said so.\n");
+        assert!(s.refs.is_empty());
+        assert_eq!(s.markers.len(), 1);
+    }
+
+    #[test]
+    fn label_definitions_and_uses() {
+        let s = scan("See [the docs][rust].\n\n[rust]: https://doc.rust-lang.org \"Docs\"\n");
+        assert_eq!(s.label_uses.len(), 1);
+        assert_eq!(s.label_uses[0].id, "rust");
+        assert_eq!(s.refs[0].id, RefId::Label("rust".into()));
+    }
+
+    #[test]
+    fn unsupported_schemes_are_recorded_mail_is_ignored() {
+        let s = scan("[x](ftp://a.com/f) [m](mailto:a@b.c) [r](./local.md) <javascript:alert(1)>");
+        assert_eq!(s.unsupported.len(), 1);
+        assert_eq!(s.unsupported[0].url, "ftp://a.com/f");
+        assert!(s.links.is_empty());
+    }
+
+    #[test]
+    fn link_inside_brackets_is_found() {
+        assert_eq!(urls("[see https://a.com/x]"), ["https://a.com/x"]);
+    }
+
+    #[test]
+    fn spans_cover_the_construct() {
+        let text = "x [a](https://a.com) y";
+        let s = scan(text);
+        assert_eq!(&text[s.links[0].span.start..s.links[0].span.end], "[a](https://a.com)");
+    }
+
+    #[test]
+    fn no_panic_on_odd_input() {
+        for text in ["[", "<", "(via ", "(via slack:", "`", "```", "[1", "[^", "<https://", "<https://a|", "www.", "h", "[a](", "[a](<", "![", "![a](", "[a][", "\u{FEFF}https://a.com", "é[1]", "[1]é", "1.", "[1]"] {
+            let _ = scan(text);
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! sourcebot shows what an AI answer rests on. It takes a synthesized answer, collects
+//! every source it cites (inline links, numbered references, structured sources from
+//! the agent), drops duplicates, and renders the sources grouped by type — Slack,
+//! Confluence, files, web — with the claims that cite nothing pointed out.
+//!
+//! The pipeline is plain functions over plain data:
+//! [`collect::input::parse_answer`] reads bytes into an [`Answer`],
+//! [`collect::collect`] finds its sources and claims, [`build_report`] assembles the
+//! [`Report`], and [`render`] turns it into Slack mrkdwn, Block Kit, text or JSON.
+//! Links are not probed yet: every source carries the verdict "not checked".
+//!
+//! ```
+//! use sourcebot::{check, model::Answer, collect::CollectOptions, render};
+//!
+//! let answer = Answer::from_text(
+//!     "Rust 1.0 shipped in May 2015 [1].\n\n[1] https://blog.rust-lang.org/2015/05/15/Rust-1.0.html - Announcing Rust 1.0",
+//! );
+//! let report = check(&answer, &CollectOptions::default());
+//! assert_eq!(report.metrics.unique_sources, 1);
+//! let text = render::mrkdwn(&report, &render::RenderOptions::default());
+//! assert!(text.contains("<https://blog.rust-lang.org/2015/05/15/Rust-1.0.html|Announcing Rust 1.0>"));
+//! ```
+
+pub mod collect;
+pub mod config;
+pub mod model;
+pub mod render;
+
+use collect::{CollectOptions, Collected};
+use model::{Answer, Report, SourceGroup, SourceKind, Verification};
+
+/// What reports say while links are not probed.
+pub const NOT_VERIFIED_NOTE: &str = "Links were not checked.";
+
+/// Collects the sources of `answer` and builds its report. No link is probed: every
+/// source's verdict is "not checked", and the report says so.
+pub fn check(answer: &Answer, options: &CollectOptions) -> Report {
+    build_report(answer, collect::collect(answer, options))
+}
+
+/// Groups collected sources by kind (in the default display order; renderers reorder
+/// them as configured) and wraps everything in a [`Report`].
+pub fn build_report(answer: &Answer, collected: Collected) -> Report {
+    let Collected {
+        sources,
+        claims,
+        dangling,
+        metrics,
+        warnings,
+    } = collected;
+    let mut groups: Vec<SourceGroup> = SourceKind::ALL
+        .into_iter()
+        .map(|kind| SourceGroup { kind, sources: Vec::new() })
+        .collect();
+    for source in sources {
+        if let Some(group) = groups.iter_mut().find(|g| g.kind == source.kind) {
+            group.sources.push(source);
+        }
+    }
+    groups.retain(|g| !g.sources.is_empty());
+    Report {
+        shape: answer.shape,
+        origin: answer.origin.clone(),
+        groups,
+        claims,
+        dangling_citations: dangling,
+        metrics,
+        verification: Verification {
+            performed: false,
+            note: NOT_VERIFIED_NOTE.to_string(),
+        },
+        warnings,
+    }
+}

@@ -1,0 +1,451 @@
+//! The report as a Block Kit message for `chat.postMessage`: the same content as
+//! [`super::mrkdwn()`], cut into sections, and always valid. Slack's limits (50
+//! blocks, 1–3,000 characters per text, 10 context elements, about 13,000 characters
+//! of block text in all, a fallback `text` under 4,000) are kept by construction:
+//! when the sources do not fit, whole source lines are dropped from the end of the
+//! largest groups and counted in that group's `_…and N more_`, so every source is
+//! still accounted for. A final pass ([`check_limits`]) checks the result; should it
+//! ever fail, a minimal message that only counts the sources is sent instead.
+//!
+//! Lengths are measured in UTF-16 code units ([`text_len`]), as Slack measures them;
+//! that is never fewer than the number of characters.
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::escape::{clean_text, cut_chars, escape_text};
+use super::mrkdwn::{
+    compact_source_line, dangling_line, header_line, heading_line, more_line, note_lines,
+    source_line, uncited_part, NO_SOURCES,
+};
+use super::{
+    dangling_numbers, kind_sections, ordered_sources, plural, source_count, uncited,
+    verdict_summary, KindSection, RenderOptions,
+};
+use crate::model::Report;
+
+/// At most this many blocks in a message.
+pub const MAX_BLOCKS: usize = 50;
+/// At most this many characters in a section's (or a context element's) text.
+pub const MAX_SECTION_TEXT: usize = 3000;
+/// At most this many elements in a context block.
+pub const MAX_CONTEXT_ELEMENTS: usize = 10;
+/// At most this many characters of text in all blocks together.
+pub const MAX_TOTAL_BLOCK_TEXT: usize = 12_000;
+/// At most this many characters in the notification fallback `text` (Slack wants it
+/// under 4,000).
+pub const MAX_FALLBACK_TEXT: usize = 3_900;
+
+/// A source line longer than this is shown without its link.
+const MAX_SOURCE_LINE: usize = 2_000;
+/// The uncited-claims section is kept within this many characters.
+const MAX_UNCITED_TEXT: usize = 2_000;
+/// Uncited claims are quoted to at most this many characters in blocks.
+const MAX_BLOCK_EXCERPT_CHARS: usize = 300;
+/// The fallback text names at most this many sources.
+const FALLBACK_TITLES: usize = 10;
+/// Titles in the fallback text are cut to at most this many characters.
+const FALLBACK_TITLE_CHARS: usize = 100;
+
+/// A message ready for `chat.postMessage` (add the channel, and `unfurl_links: false`).
+#[derive(Debug, Clone, Serialize)]
+pub struct BlockMessage {
+    /// The notification fallback: plain words, escaped like mrkdwn, no links, at most
+    /// [`MAX_FALLBACK_TEXT`] characters.
+    pub text: String,
+    /// The Block Kit blocks.
+    pub blocks: Vec<Value>,
+}
+
+/// A way a message breaks Slack's Block Kit limits, found by [`check_limits`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BlockLimitError {
+    /// More than [`MAX_BLOCKS`] blocks.
+    #[error("{0} blocks, more than {MAX_BLOCKS}")]
+    TooManyBlocks(usize),
+    /// A block that is neither a divider, a section with text, nor a context block.
+    #[error("block {0} is not a section, context or divider block with text")]
+    Malformed(usize),
+    /// A text that is empty or longer than [`MAX_SECTION_TEXT`].
+    #[error("block {block}: text of {len} characters (allowed 1-{MAX_SECTION_TEXT})")]
+    TextLength {
+        /// Index of the block.
+        block: usize,
+        /// Length of the text.
+        len: usize,
+    },
+    /// A context block with no elements or more than [`MAX_CONTEXT_ELEMENTS`].
+    #[error("block {block}: {count} context elements (allowed 1-{MAX_CONTEXT_ELEMENTS})")]
+    ContextElements {
+        /// Index of the block.
+        block: usize,
+        /// Number of elements.
+        count: usize,
+    },
+    /// All block text together longer than [`MAX_TOTAL_BLOCK_TEXT`].
+    #[error("{0} characters of block text, more than {MAX_TOTAL_BLOCK_TEXT}")]
+    TotalTooLong(usize),
+    /// A fallback text longer than [`MAX_FALLBACK_TEXT`].
+    #[error("fallback text of {0} characters, more than {MAX_FALLBACK_TEXT}")]
+    FallbackTooLong(usize),
+}
+
+/// The length of `s` as Slack counts it (UTF-16 code units; at least its `chars`).
+pub fn text_len(s: &str) -> usize {
+    s.encode_utf16().count()
+}
+
+/// Renders the report as a Block Kit message within every limit.
+pub fn blocks(report: &Report, opts: &RenderOptions) -> BlockMessage {
+    let message = BlockMessage {
+        text: fallback_text(report, opts),
+        blocks: build_blocks(report, opts),
+    };
+    match check_limits(&message) {
+        Ok(()) => message,
+        Err(_) => minimal_message(report, message.text),
+    }
+}
+
+/// Checks a message against every Block Kit limit this renderer keeps.
+pub fn check_limits(message: &BlockMessage) -> Result<(), BlockLimitError> {
+    let fallback = text_len(&message.text);
+    if fallback > MAX_FALLBACK_TEXT {
+        return Err(BlockLimitError::FallbackTooLong(fallback));
+    }
+    if message.blocks.len() > MAX_BLOCKS {
+        return Err(BlockLimitError::TooManyBlocks(message.blocks.len()));
+    }
+    let mut total = 0;
+    for (index, block) in message.blocks.iter().enumerate() {
+        for len in block_text_lengths(index, block)? {
+            if len == 0 || len > MAX_SECTION_TEXT {
+                return Err(BlockLimitError::TextLength { block: index, len });
+            }
+            total += len;
+        }
+    }
+    if total > MAX_TOTAL_BLOCK_TEXT {
+        return Err(BlockLimitError::TotalTooLong(total));
+    }
+    Ok(())
+}
+
+/// The lengths of the texts in one block (none for a divider).
+fn block_text_lengths(index: usize, block: &Value) -> Result<Vec<usize>, BlockLimitError> {
+    let text_of = |v: &Value| v.pointer("/text").and_then(Value::as_str).map(text_len);
+    match block.get("type").and_then(Value::as_str) {
+        Some("divider") => Ok(Vec::new()),
+        Some("section") => block
+            .get("text")
+            .and_then(text_of)
+            .map(|len| vec![len])
+            .ok_or(BlockLimitError::Malformed(index)),
+        Some("context") => {
+            let elements = block
+                .get("elements")
+                .and_then(Value::as_array)
+                .ok_or(BlockLimitError::Malformed(index))?;
+            if elements.is_empty() || elements.len() > MAX_CONTEXT_ELEMENTS {
+                return Err(BlockLimitError::ContextElements {
+                    block: index,
+                    count: elements.len(),
+                });
+            }
+            elements
+                .iter()
+                .map(|e| text_of(e).ok_or(BlockLimitError::Malformed(index)))
+                .collect()
+        }
+        _ => Err(BlockLimitError::Malformed(index)),
+    }
+}
+
+/// `{"type":"section","text":{"type":"mrkdwn","text":…}}`.
+fn section(text: &str) -> Value {
+    json!({"type": "section", "text": {"type": "mrkdwn", "text": text}})
+}
+
+/// `{"type":"context","elements":[{"type":"mrkdwn","text":…}, …]}`.
+fn context(texts: &[String]) -> Value {
+    let elements: Vec<Value> = texts
+        .iter()
+        .map(|t| json!({"type": "mrkdwn", "text": t}))
+        .collect();
+    json!({"type": "context", "elements": elements})
+}
+
+/// The total length of the texts in `blocks`, as [`check_limits`] counts it.
+fn blocks_text_len(blocks: &[Value]) -> usize {
+    blocks
+        .iter()
+        .enumerate()
+        .filter_map(|(i, b)| block_text_lengths(i, b).ok())
+        .flatten()
+        .sum()
+}
+
+/// Builds the blocks: header, one or more sections per kind, then the footer.
+fn build_blocks(report: &Report, opts: &RenderOptions) -> Vec<Value> {
+    let header = header_line(report);
+    let footer = footer_blocks(report, opts);
+    let budget = MAX_TOTAL_BLOCK_TEXT
+        .saturating_sub(text_len(&header))
+        .saturating_sub(blocks_text_len(&footer));
+    let mut groups: Vec<Group> = kind_sections(report, opts)
+        .iter()
+        .map(|s| Group::new(report, s, opts))
+        .collect();
+    fit_groups(&mut groups, budget);
+
+    let mut out = vec![section(&header)];
+    if groups.is_empty() {
+        out.push(section(NO_SOURCES));
+    }
+    for group in &groups {
+        out.extend(
+            pack_lines(&group.all_lines(), MAX_SECTION_TEXT)
+                .iter()
+                .map(|t| section(t)),
+        );
+    }
+    if !footer.is_empty() {
+        out.push(json!({"type": "divider"}));
+        out.extend(footer);
+    }
+    out
+}
+
+/// The lines of one kind as they will be sent, with their lengths.
+struct Group {
+    /// `_Web:_`.
+    heading: String,
+    /// Source lines shown, each with its length.
+    lines: Vec<(String, usize)>,
+    /// Sum of the lengths in `lines`.
+    lines_len: usize,
+    /// Sources of this kind not shown.
+    more: usize,
+}
+
+impl Group {
+    /// The lines for one kind section; a line too long for a Block Kit text is
+    /// replaced by its compact form without the link.
+    fn new(report: &Report, section: &KindSection<'_>, opts: &RenderOptions) -> Self {
+        let lines: Vec<(String, usize)> = section
+            .shown
+            .iter()
+            .map(|source| {
+                let mut line = source_line(report, source, opts);
+                if text_len(&line) > MAX_SOURCE_LINE {
+                    line = compact_source_line(report, source, opts.title_max_chars);
+                }
+                let len = text_len(&line);
+                (line, len)
+            })
+            .collect();
+        Group {
+            heading: heading_line(section.kind),
+            lines_len: lines.iter().map(|(_, len)| len).sum(),
+            lines,
+            more: section.more,
+        }
+    }
+
+    /// The length of the group's text, newlines included.
+    fn len(&self) -> usize {
+        let more = if self.more > 0 {
+            1 + text_len(&more_line(self.more))
+        } else {
+            0
+        };
+        text_len(&self.heading) + self.lines.len() + self.lines_len + more
+    }
+
+    /// Moves the last shown source into the "…and N more" count.
+    fn drop_last(&mut self) -> bool {
+        match self.lines.pop() {
+            Some((_, len)) => {
+                self.lines_len -= len;
+                self.more += 1;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The heading, the source lines and `_…and N more_` if needed.
+    fn all_lines(&self) -> Vec<String> {
+        let mut lines = vec![self.heading.clone()];
+        lines.extend(self.lines.iter().map(|(line, _)| line.clone()));
+        if self.more > 0 {
+            lines.push(more_line(self.more));
+        }
+        lines
+    }
+}
+
+/// Drops source lines from the end of the largest group (the later one on a tie)
+/// until all groups fit in `budget` characters or nothing is left to drop.
+fn fit_groups(groups: &mut [Group], budget: usize) {
+    while groups.iter().map(Group::len).sum::<usize>() > budget {
+        let largest = groups
+            .iter_mut()
+            .filter(|g| !g.lines.is_empty())
+            .max_by_key(|g| g.len());
+        match largest {
+            Some(group) => {
+                group.drop_last();
+            }
+            None => break,
+        }
+    }
+}
+
+/// Joins lines with `\n` into texts of at most `max` characters each, never splitting
+/// a line. (A line longer than `max` gets a text of its own; callers keep lines short.)
+fn pack_lines(lines: &[String], max: usize) -> Vec<String> {
+    let mut texts = Vec::new();
+    let mut current = String::new();
+    let mut current_len = 0;
+    for line in lines {
+        let len = text_len(line);
+        if !current.is_empty() && current_len + 1 + len > max {
+            texts.push(std::mem::take(&mut current));
+            current_len = 0;
+        }
+        if !current.is_empty() {
+            current.push('\n');
+            current_len += 1;
+        }
+        current.push_str(line);
+        current_len += len;
+    }
+    if !current.is_empty() {
+        texts.push(current);
+    }
+    texts
+}
+
+/// What follows the sources, in the order of the mrkdwn message: the dangling
+/// citations as a context block, the uncited claims as a section (quotes need one),
+/// the notes as a context block of at most [`super::MAX_NOTES_SHOWN`] + 1 elements.
+/// Empty when there is nothing to say.
+fn footer_blocks(report: &Report, opts: &RenderOptions) -> Vec<Value> {
+    let mut out = Vec::new();
+    if let Some(line) = dangling_line(report) {
+        out.push(context(&[line]));
+    }
+    if let Some(text) = uncited_text(report, opts) {
+        out.push(section(&text));
+    }
+    let notes = note_lines(report);
+    if !notes.is_empty() {
+        out.push(context(&notes));
+    }
+    out
+}
+
+/// The uncited-claims text, with quotes dropped from the end (and counted) until it
+/// fits in [`MAX_UNCITED_TEXT`].
+fn uncited_text(report: &Report, opts: &RenderOptions) -> Option<String> {
+    let excerpt_chars = match opts.uncited_excerpt_chars {
+        0 => MAX_BLOCK_EXCERPT_CHARS,
+        n => n.min(MAX_BLOCK_EXCERPT_CHARS),
+    };
+    let mut part = uncited_part(report, opts, excerpt_chars)?;
+    let mut text = part.lines().join("\n");
+    while text_len(&text) > MAX_UNCITED_TEXT && part.quotes.pop().is_some() {
+        part.more += 1;
+        text = part.lines().join("\n");
+    }
+    Some(text)
+}
+
+/// The notification fallback: `Sources: 7 (links not checked) — A, B and 5 more ·
+/// 2 claims cite nothing`, plain words escaped like mrkdwn, within
+/// [`MAX_FALLBACK_TEXT`].
+fn fallback_text(report: &Report, opts: &RenderOptions) -> String {
+    let total = source_count(report);
+    let summary = verdict_summary(report);
+    let mut text = if total == 0 {
+        format!("No sources were cited ({summary}).")
+    } else {
+        format!("Sources: {total} ({summary})")
+    };
+    let tail = fallback_tail(report);
+    let limit = MAX_FALLBACK_TEXT.saturating_sub(text_len(&tail) + 40);
+    let mut listed = 0;
+    for source in ordered_sources(report, opts).iter().take(FALLBACK_TITLES) {
+        let title = fallback_title(&source.title, opts.title_max_chars);
+        let piece = if listed == 0 {
+            format!(" — {title}")
+        } else {
+            format!(", {title}")
+        };
+        if text_len(&text) + text_len(&piece) > limit {
+            break;
+        }
+        text.push_str(&piece);
+        listed += 1;
+    }
+    if listed > 0 && total > listed {
+        text.push_str(&format!(" and {} more", total - listed));
+    }
+    text.push_str(&tail);
+    text
+}
+
+/// A title for the fallback: cleaned, cut, escaped; `"untitled"` when empty.
+fn fallback_title(title: &str, max_chars: usize) -> String {
+    let max_chars = match max_chars {
+        0 => FALLBACK_TITLE_CHARS,
+        n => n.min(FALLBACK_TITLE_CHARS),
+    };
+    let title = cut_chars(&clean_text(title), max_chars);
+    if title.is_empty() {
+        "untitled".to_string()
+    } else {
+        escape_text(&title)
+    }
+}
+
+/// ` · 2 claims cite nothing · 1 citation with no reference`, or empty.
+fn fallback_tail(report: &Report) -> String {
+    let mut tail = String::new();
+    let claims = uncited(report).len();
+    if claims > 0 {
+        let verb = if claims == 1 { "cites" } else { "cite" };
+        tail.push_str(&format!(
+            " · {} {verb} nothing",
+            plural(claims, "claim", "claims")
+        ));
+    }
+    let numbers = dangling_numbers(report);
+    if !numbers.is_empty() {
+        tail.push_str(&format!(
+            " · {} with no reference",
+            plural(numbers.len(), "citation", "citations")
+        ));
+    }
+    tail
+}
+
+/// A message that only counts the sources, for the (unexpected) case where the full
+/// one breaks a limit.
+fn minimal_message(report: &Report, fallback: String) -> BlockMessage {
+    let total = source_count(report);
+    let body = if total == 0 {
+        NO_SOURCES.to_string()
+    } else {
+        more_line(total)
+    };
+    let mut text = fallback;
+    if text_len(&text) > MAX_FALLBACK_TEXT {
+        text = format!("Sources: {total}");
+    }
+    BlockMessage {
+        text,
+        blocks: vec![section(&header_line(report)), section(&body)],
+    }
+}

@@ -1,0 +1,229 @@
+//! Rendering a [`Report`] for people and programs: Slack mrkdwn ([`mrkdwn()`]),
+//! Block Kit ([`blocks()`]), plain text for terminals ([`text()`]) and JSON
+//! ([`json()`]). Every string that comes from a source or from the answer is
+//! untrusted: the Slack renderers pass it through [`escape`], so nothing a source says
+//! can become a mention, a second link or broken markup, and the Block Kit renderer
+//! keeps every message inside Slack's size limits while still accounting for every
+//! source ("…and N more").
+//!
+//! This module holds the options and the pieces all renderers share: the display
+//! order of kinds, the per-kind cap, the marks for verdicts and the short summaries.
+
+pub mod blocks;
+pub mod escape;
+pub mod json;
+pub mod mrkdwn;
+pub mod text;
+
+pub use blocks::{
+    blocks, check_limits, text_len, BlockLimitError, BlockMessage, MAX_BLOCKS,
+    MAX_CONTEXT_ELEMENTS, MAX_FALLBACK_TEXT, MAX_SECTION_TEXT, MAX_TOTAL_BLOCK_TEXT,
+};
+pub use json::json;
+pub use mrkdwn::mrkdwn;
+pub use text::text;
+
+use crate::model::{Claim, Report, Source, SourceKind, VerdictClass};
+use escape::{clean_text, cut_chars};
+
+/// At most this many dangling citation numbers are listed, then "and N more".
+pub const MAX_DANGLING_SHOWN: usize = 10;
+/// At most this many warnings are shown as notes, then a count.
+pub const MAX_NOTES_SHOWN: usize = 3;
+
+/// Every verdict class, in the order summaries list them.
+const VERDICT_ORDER: [VerdictClass; 9] = [
+    VerdictClass::Verified,
+    VerdictClass::Broken,
+    VerdictClass::Restricted,
+    VerdictClass::ServerError,
+    VerdictClass::TimedOut,
+    VerdictClass::Unreachable,
+    VerdictClass::Blocked,
+    VerdictClass::Invalid,
+    VerdictClass::NotChecked,
+];
+
+/// How much of a report the renderers show, and in what order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// Order of the kind groups. Kinds missing from the list are appended in the
+    /// default order ([`SourceKind::ALL`]) and repeats are ignored, so no source is
+    /// ever hidden by a short list.
+    pub kind_order: Vec<SourceKind>,
+    /// Sources shown per kind before "…and N more" (default 5); 0 means no cap.
+    pub max_per_kind: usize,
+    /// Titles longer than this many characters are cut and end in `…` (default 50);
+    /// 0 means titles are never cut (Block Kit still shortens a line that cannot fit).
+    pub title_max_chars: usize,
+    /// Uncited claims quoted before "…and N more" (default 3); 0 shows only the count.
+    pub max_uncited_shown: usize,
+    /// Characters of each uncited claim quoted (default 80); 0 means the whole claim
+    /// (Block Kit still shortens it).
+    pub uncited_excerpt_chars: usize,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        RenderOptions {
+            kind_order: SourceKind::ALL.to_vec(),
+            max_per_kind: 5,
+            title_max_chars: 50,
+            max_uncited_shown: 3,
+            uncited_excerpt_chars: 80,
+        }
+    }
+}
+
+impl RenderOptions {
+    /// The order actually used: `kind_order` without repeats, followed by every kind it
+    /// left out, in the default order.
+    pub fn effective_kind_order(&self) -> Vec<SourceKind> {
+        let mut order: Vec<SourceKind> = Vec::with_capacity(SourceKind::ALL.len());
+        for kind in self.kind_order.iter().chain(SourceKind::ALL.iter()) {
+            if !order.contains(kind) {
+                order.push(*kind);
+            }
+        }
+        order
+    }
+}
+
+/// The sources of one kind as a renderer shows them: the first few, and how many more.
+#[derive(Debug, Clone)]
+pub(crate) struct KindSection<'a> {
+    /// The kind.
+    pub kind: SourceKind,
+    /// The sources shown, in order of first appearance.
+    pub shown: Vec<&'a Source>,
+    /// How many more sources of this kind are not shown.
+    pub more: usize,
+}
+
+/// The sources of `kind`, in order of appearance.
+fn sources_of_kind(report: &Report, kind: SourceKind) -> Vec<&Source> {
+    report.sources().filter(|s| s.kind == kind).collect()
+}
+
+/// Every source, grouped by kind in the effective display order.
+pub(crate) fn ordered_sources<'a>(report: &'a Report, opts: &RenderOptions) -> Vec<&'a Source> {
+    opts.effective_kind_order()
+        .into_iter()
+        .flat_map(|kind| sources_of_kind(report, kind))
+        .collect()
+}
+
+/// The non-empty kinds in display order, each cut to `max_per_kind` sources.
+pub(crate) fn kind_sections<'a>(report: &'a Report, opts: &RenderOptions) -> Vec<KindSection<'a>> {
+    opts.effective_kind_order()
+        .into_iter()
+        .filter_map(|kind| {
+            let mut shown = sources_of_kind(report, kind);
+            if shown.is_empty() {
+                return None;
+            }
+            let total = shown.len();
+            if opts.max_per_kind > 0 {
+                shown.truncate(opts.max_per_kind);
+            }
+            let more = total - shown.len();
+            Some(KindSection { kind, shown, more })
+        })
+        .collect()
+}
+
+/// The number of unique sources in the report.
+pub(crate) fn source_count(report: &Report) -> usize {
+    report.sources().count()
+}
+
+/// The verdict class shown for a source: its own class when links were checked,
+/// otherwise always "not checked" (so "verified" never appears unchecked).
+pub(crate) fn shown_class(report: &Report, source: &Source) -> VerdictClass {
+    if report.verification.performed {
+        source.verdict.class
+    } else {
+        VerdictClass::NotChecked
+    }
+}
+
+/// The verification state in words: "links not checked", or counts per verdict
+/// ("5 verified, 1 broken, 1 not checked") when links were checked. Safe as mrkdwn.
+pub(crate) fn verdict_summary(report: &Report) -> String {
+    if !report.verification.performed {
+        return "links not checked".to_string();
+    }
+    let parts: Vec<String> = VERDICT_ORDER
+        .iter()
+        .filter_map(|class| {
+            let n = report
+                .sources()
+                .filter(|s| s.verdict.class == *class)
+                .count();
+            (n > 0).then(|| format!("{n} {}", class.label()))
+        })
+        .collect();
+    if parts.is_empty() {
+        "links checked".to_string()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// `"1 source"`, `"2 sources"`.
+pub(crate) fn plural(n: usize, singular: &str, plural: &str) -> String {
+    if n == 1 {
+        format!("{n} {singular}")
+    } else {
+        format!("{n} {plural}")
+    }
+}
+
+/// The claims that want a source and cite none, in order.
+pub(crate) fn uncited(report: &Report) -> Vec<&Claim> {
+    report.uncited_claims().collect()
+}
+
+/// The warnings worth showing: cleaned, empty ones left out.
+pub(crate) fn cleaned_warnings(report: &Report) -> Vec<String> {
+    report
+        .warnings
+        .iter()
+        .map(|w| clean_text(w))
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// A claim's text on one line, cut to `max_chars` characters with `…` (0: not cut).
+/// Not escaped.
+pub(crate) fn excerpt(text: &str, max_chars: usize) -> String {
+    cut_chars(&clean_text(text), max_chars)
+}
+
+/// The numbers of the dangling citations, deduplicated and ascending.
+pub(crate) fn dangling_numbers(report: &Report) -> Vec<u32> {
+    let mut numbers: Vec<u32> = report.dangling_citations.iter().map(|d| d.number).collect();
+    numbers.sort_unstable();
+    numbers.dedup();
+    numbers
+}
+
+/// The dangling citation numbers, deduplicated and ascending: `"[4], [7]"`, with at
+/// most [`MAX_DANGLING_SHOWN`] listed and then `" and N more"`. `None` when there are
+/// none. Digits and brackets only, so safe in every format.
+pub(crate) fn dangling_list(report: &Report) -> Option<String> {
+    let numbers = dangling_numbers(report);
+    if numbers.is_empty() {
+        return None;
+    }
+    let shown: Vec<String> = numbers
+        .iter()
+        .take(MAX_DANGLING_SHOWN)
+        .map(|n| format!("[{n}]"))
+        .collect();
+    let mut list = shown.join(", ");
+    if numbers.len() > MAX_DANGLING_SHOWN {
+        list.push_str(&format!(" and {} more", numbers.len() - MAX_DANGLING_SHOWN));
+    }
+    Some(list)
+}

@@ -1,0 +1,221 @@
+//! The report as one Slack mrkdwn message: a summary line, the sources as
+//! `<url|title>` links grouped by kind, then dangling citations, claims that cite
+//! nothing and notes. Every untrusted string goes through [`super::escape`]. The
+//! line builders here are shared with the Block Kit renderer, so both show the same
+//! content.
+//!
+//! ```text
+//! *Sources* · 7 sources · links not checked
+//! _Slack:_
+//! • <https://acme.slack.com/archives/C1/p1|#eng-deploys: deploy freeze> · not checked
+//! _Web:_
+//! • <https://example.com/a|Example A> · not checked (×3)
+//! _…and 2 more_
+//! :warning: 2 claims cite nothing:
+//! > “Revenue grew 45% in 2023 while costs fell by half and…”
+//! ```
+
+use super::escape::{clean_text, cut_chars, escape_text, is_http_url, link};
+use super::{
+    cleaned_warnings, dangling_list, excerpt, kind_sections, plural, shown_class, source_count,
+    uncited, verdict_summary, RenderOptions, MAX_NOTES_SHOWN,
+};
+use crate::model::{Report, Source, SourceKind, VerdictClass};
+
+/// The line shown when the report has no sources.
+pub(crate) const NO_SOURCES: &str = "_No sources were cited._";
+/// Notes (warnings) are cut to this many characters.
+pub(crate) const NOTE_MAX_CHARS: usize = 200;
+/// The text of a link that cannot be shown as a link is cut to this many characters.
+const RAW_URL_MAX_CHARS: usize = 100;
+
+/// Renders the whole report as mrkdwn, lines joined by `\n` (no final newline).
+pub fn mrkdwn(report: &Report, opts: &RenderOptions) -> String {
+    let mut lines = vec![header_line(report)];
+    let sections = kind_sections(report, opts);
+    if sections.is_empty() {
+        lines.push(NO_SOURCES.to_string());
+    }
+    for section in &sections {
+        lines.push(heading_line(section.kind));
+        lines.extend(section.shown.iter().map(|s| source_line(report, s, opts)));
+        if section.more > 0 {
+            lines.push(more_line(section.more));
+        }
+    }
+    lines.extend(dangling_line(report));
+    if let Some(part) = uncited_part(report, opts, opts.uncited_excerpt_chars) {
+        lines.extend(part.lines());
+    }
+    lines.extend(note_lines(report));
+    lines.join("\n")
+}
+
+/// `*Sources* · 7 sources · links not checked`.
+pub(crate) fn header_line(report: &Report) -> String {
+    let count = plural(source_count(report), "source", "sources");
+    format!("*Sources* · {count} · {}", verdict_summary(report))
+}
+
+/// `_Slack:_`, `_Files:_`…
+pub(crate) fn heading_line(kind: SourceKind) -> String {
+    format!("_{}:_", kind.heading())
+}
+
+/// `_…and N more_`.
+pub(crate) fn more_line(n: usize) -> String {
+    format!("_…and {n} more_")
+}
+
+/// The mark for a verdict class, as emoji and words.
+fn mark(class: VerdictClass) -> &'static str {
+    match class {
+        VerdictClass::Verified => ":white_check_mark:",
+        VerdictClass::Broken => ":x: broken",
+        VerdictClass::Restricted => ":lock: restricted",
+        VerdictClass::ServerError => ":warning: server error",
+        VerdictClass::TimedOut => ":hourglass: timed out",
+        VerdictClass::Unreachable => ":x: unreachable",
+        VerdictClass::Blocked => ":no_entry: blocked",
+        VerdictClass::Invalid => ":x: invalid",
+        VerdictClass::NotChecked => "not checked",
+    }
+}
+
+/// What follows a source's title: ` · {mark}` and ` (×N)` when cited more than once.
+fn line_suffix(report: &Report, source: &Source) -> String {
+    let mut suffix = format!(" · {}", mark(shown_class(report, source)));
+    if source.references > 1 {
+        suffix.push_str(&format!(" (×{})", source.references));
+    }
+    suffix
+}
+
+/// The URL a source links to: its canonical URL, only when it is http or https.
+pub(crate) fn link_target(source: &Source) -> Option<&str> {
+    source.canonical_url.as_deref().filter(|u| is_http_url(u))
+}
+
+/// The source's title cleaned, cut and escaped; `"untitled source"` when empty.
+fn title_text(source: &Source, max_chars: usize) -> String {
+    let title = cut_chars(&clean_text(&source.title), max_chars);
+    if title.is_empty() {
+        "untitled source".to_string()
+    } else {
+        escape_text(&title)
+    }
+}
+
+/// A source with no usable link: its title, then the link as written (if any and if
+/// it is not the title itself) as escaped inline code, so that Slack neither links
+/// nor formats it.
+fn unlinked_body(source: &Source, max_chars: usize) -> String {
+    let title = title_text(source, max_chars);
+    let raw = source.url.as_deref().or(source.canonical_url.as_deref());
+    let raw = raw.map(clean_text).unwrap_or_default();
+    if raw.is_empty() || raw == clean_text(&source.title) {
+        return title;
+    }
+    let shown = cut_chars(&raw.replace('`', "'"), RAW_URL_MAX_CHARS);
+    format!("{title} (`{}`)", escape_text(&shown))
+}
+
+/// One source: `• <url|title> · not checked (×3)`, or the escaped title without a
+/// link when the source has no http or https URL.
+pub(crate) fn source_line(report: &Report, source: &Source, opts: &RenderOptions) -> String {
+    let body = match link_target(source) {
+        Some(url) => link(url, &source.title, opts.title_max_chars),
+        None => unlinked_body(source, opts.title_max_chars),
+    };
+    format!("• {body}{}", line_suffix(report, source))
+}
+
+/// One source on a short line, without its link: used when the full line would not
+/// fit in a Block Kit text. The title is cut to at most `max_chars` (and at most 200)
+/// characters.
+pub(crate) fn compact_source_line(report: &Report, source: &Source, max_chars: usize) -> String {
+    let max_chars = if max_chars == 0 {
+        200
+    } else {
+        max_chars.min(200)
+    };
+    let title = title_text(source, max_chars);
+    let note = if link_target(source).is_some() {
+        " (link too long to show)"
+    } else {
+        ""
+    };
+    format!("• {title}{note}{}", line_suffix(report, source))
+}
+
+/// `:grey_question: Citations with no reference: [4], [7]`, when there are any.
+pub(crate) fn dangling_line(report: &Report) -> Option<String> {
+    dangling_list(report).map(|list| format!(":grey_question: Citations with no reference: {list}"))
+}
+
+/// The claims that cite nothing: a header line, the quoted claims and how many more.
+#[derive(Debug, Clone)]
+pub(crate) struct UncitedPart {
+    /// `:warning: 2 claims cite nothing:`.
+    pub header: String,
+    /// `> “…”` lines.
+    pub quotes: Vec<String>,
+    /// Claims not quoted.
+    pub more: usize,
+}
+
+impl UncitedPart {
+    /// The header, the quotes and `_…and N more_` when some are not quoted.
+    pub fn lines(&self) -> Vec<String> {
+        let mut lines = vec![self.header.clone()];
+        lines.extend(self.quotes.iter().cloned());
+        if self.more > 0 && !self.quotes.is_empty() {
+            lines.push(more_line(self.more));
+        }
+        lines
+    }
+}
+
+/// The uncited claims part, with claims quoted to `excerpt_chars` characters (0: whole);
+/// `None` when every claim that wants a source cites one.
+pub(crate) fn uncited_part(
+    report: &Report,
+    opts: &RenderOptions,
+    excerpt_chars: usize,
+) -> Option<UncitedPart> {
+    let claims = uncited(report);
+    if claims.is_empty() {
+        return None;
+    }
+    let header = if claims.len() == 1 {
+        ":warning: 1 claim cites nothing:".to_string()
+    } else {
+        format!(":warning: {} claims cite nothing:", claims.len())
+    };
+    let quotes: Vec<String> = claims
+        .iter()
+        .take(opts.max_uncited_shown)
+        .map(|c| format!("> “{}”", escape_text(&excerpt(&c.text, excerpt_chars))))
+        .collect();
+    let more = claims.len() - quotes.len();
+    Some(UncitedPart {
+        header,
+        quotes,
+        more,
+    })
+}
+
+/// `_Note: …_` for the first few warnings (escaped, cut), then `_…and N more notes_`.
+pub(crate) fn note_lines(report: &Report) -> Vec<String> {
+    let warnings = cleaned_warnings(report);
+    let mut lines: Vec<String> = warnings
+        .iter()
+        .take(MAX_NOTES_SHOWN)
+        .map(|w| format!("_Note: {}_", escape_text(&cut_chars(w, NOTE_MAX_CHARS))))
+        .collect();
+    if warnings.len() > MAX_NOTES_SHOWN {
+        let more = plural(warnings.len() - MAX_NOTES_SHOWN, "more note", "more notes");
+        lines.push(format!("_…and {more}_"));
+    }
+    lines
+}

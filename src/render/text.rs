@@ -1,0 +1,134 @@
+//! The report as plain text for terminals (`sourcebot check`). Nothing is escaped,
+//! but every untrusted string is put on one line with control, zero-width and bidi
+//! characters removed, so a title cannot move the cursor, recolour the terminal or
+//! reorder the line. Titles are not cut; the caps on sources per kind, quoted claims
+//! and notes apply as in the Slack formats.
+//!
+//! ```text
+//! Sources (7) — links not checked
+//! Slack
+//!   1. #eng-deploys: deploy freeze starts Friday  [not checked]
+//!      https://acme.slack.com/archives/C1/p1
+//! Dangling citations: [4], [7]
+//! Claims that cite nothing (2 of 9):
+//!   - Revenue grew 45% in 2023 while costs fell by half and…
+//! Notes:
+//!   - 1 link was longer than 8192 bytes and was skipped
+//! ```
+
+use super::escape::clean_text;
+use super::{
+    cleaned_warnings, dangling_list, excerpt, kind_sections, shown_class, source_count, uncited,
+    verdict_summary, KindSection, RenderOptions, MAX_NOTES_SHOWN,
+};
+use crate::model::{Report, Source, VerdictClass};
+
+/// Renders the report as plain text, lines joined by `\n` (no final newline).
+pub fn text(report: &Report, opts: &RenderOptions) -> String {
+    let mut lines = vec![format!(
+        "Sources ({}) — {}",
+        source_count(report),
+        verdict_summary(report)
+    )];
+    let sections = kind_sections(report, opts);
+    if sections.is_empty() {
+        lines.push("No sources were cited.".to_string());
+    }
+    for section in &sections {
+        lines.extend(section_lines(report, section));
+    }
+    if let Some(list) = dangling_list(report) {
+        lines.push(format!("Dangling citations: {list}"));
+    }
+    lines.extend(uncited_lines(report, opts));
+    lines.extend(note_lines(report));
+    lines.join("\n")
+}
+
+/// `  …and N more`.
+fn more_line(n: usize) -> String {
+    format!("  …and {n} more")
+}
+
+/// The heading of one kind, its sources and `  …and N more`.
+fn section_lines(report: &Report, section: &KindSection<'_>) -> Vec<String> {
+    let mut lines = vec![section.kind.heading().to_string()];
+    for source in &section.shown {
+        lines.extend(source_lines(report, source));
+    }
+    if section.more > 0 {
+        lines.push(more_line(section.more));
+    }
+    lines
+}
+
+/// The mark shown after a title: `[✓ verified]`, `[not checked]`, `[broken]`…
+fn mark(class: VerdictClass) -> String {
+    match class {
+        VerdictClass::Verified => "[✓ verified]".to_string(),
+        other => format!("[{}]", other.label()),
+    }
+}
+
+/// `  1. Title (×3)  [not checked]` and, when the source has a link, the link on the
+/// next line.
+fn source_lines(report: &Report, source: &Source) -> Vec<String> {
+    let mut title = clean_text(&source.title);
+    if title.is_empty() {
+        title = "untitled source".to_string();
+    }
+    if source.references > 1 {
+        title.push_str(&format!(" (×{})", source.references));
+    }
+    let mark = mark(shown_class(report, source));
+    let mut lines = vec![format!("  {}. {title}  {mark}", source.id)];
+    let url = source.canonical_url.as_deref().or(source.url.as_deref());
+    let url = url.map(clean_text).unwrap_or_default();
+    if !url.is_empty() {
+        lines.push(format!("     {url}"));
+    }
+    lines
+}
+
+/// `Claims that cite nothing (2 of 9):` and the first few, as `  - …` lines.
+fn uncited_lines(report: &Report, opts: &RenderOptions) -> Vec<String> {
+    let claims = uncited(report);
+    if claims.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![format!(
+        "Claims that cite nothing ({} of {}):",
+        claims.len(),
+        report.claims.len()
+    )];
+    lines.extend(
+        claims
+            .iter()
+            .take(opts.max_uncited_shown)
+            .map(|c| format!("  - {}", excerpt(&c.text, opts.uncited_excerpt_chars))),
+    );
+    let shown = claims.len().min(opts.max_uncited_shown);
+    if shown > 0 && claims.len() > shown {
+        lines.push(more_line(claims.len() - shown));
+    }
+    lines
+}
+
+/// `Notes:` and the first few warnings as `  - …` lines, then `  …and N more`.
+fn note_lines(report: &Report) -> Vec<String> {
+    let warnings = cleaned_warnings(report);
+    if warnings.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec!["Notes:".to_string()];
+    lines.extend(
+        warnings
+            .iter()
+            .take(MAX_NOTES_SHOWN)
+            .map(|w| format!("  - {w}")),
+    );
+    if warnings.len() > MAX_NOTES_SHOWN {
+        lines.push(more_line(warnings.len() - MAX_NOTES_SHOWN));
+    }
+    lines
+}

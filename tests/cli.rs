@@ -1,0 +1,212 @@
+//! `sourcebot check` as people and scripts use it: every format on the bundled
+//! examples, standard input, exit codes, and a one-line error naming the file and what
+//! was wrong for every kind of bad input.
+
+use sourcebot::model::{Report, VerdictClass};
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn sourcebot(args: &[&str]) -> Output {
+    command(args).output().expect("run sourcebot")
+}
+
+fn command(args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_sourcebot"));
+    cmd.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    for (key, _) in std::env::vars() {
+        if key.starts_with("SOURCEBOT_") {
+            cmd.env_remove(key);
+        }
+    }
+    cmd
+}
+
+fn with_stdin(args: &[&str], envs: &[(&str, &str)], input: &[u8]) -> Output {
+    let mut cmd = command(args);
+    cmd.envs(envs.iter().copied());
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn sourcebot");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.to_vec();
+    // sourcebot stops reading past its limit; a broken pipe here is expected then.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let output = child.wait_with_output().expect("wait");
+    let _ = writer.join();
+    output
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn text_format_on_the_bundled_answer() {
+    let o = sourcebot(&["check", "examples/answer.md"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("links not checked"), "{out}");
+    assert!(out.contains("Payments Deploy Runbook"), "{out}");
+    assert!(!out.contains("https://example.com/not-a-citation"), "links in code are not sources");
+    assert!(!out.to_lowercase().contains("✓") && !out.contains("[verified]"), "nothing claims to be verified");
+}
+
+#[test]
+fn json_format_is_the_report_contract() {
+    for example in ["examples/answer.md", "examples/answer.json", "examples/research-report.json", "examples/search-results.json", "examples/agent-results.json"] {
+        let o = sourcebot(&["check", example, "--format", "json"]);
+        assert!(o.status.success(), "{example}: {}", stderr(&o));
+        let report: Report = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{example}: {e}"));
+        assert!(report.metrics.unique_sources > 0, "{example}");
+        assert!(!report.verification.performed);
+        assert!(report.sources().all(|s| s.verdict.class == VerdictClass::NotChecked), "{example}");
+    }
+}
+
+#[test]
+fn bundled_answer_contents() {
+    let o = sourcebot(&["check", "examples/answer.md", "--format", "json"]);
+    let report: Report = serde_json::from_slice(&o.stdout).expect("json");
+    let kinds: Vec<&str> = report.groups.iter().map(|g| g.kind.as_str()).collect();
+    assert_eq!(kinds, ["slack", "confluence", "file", "web"]);
+    assert_eq!(report.metrics.unique_sources, 8);
+    let runbook = report.sources().find(|s| s.title == "Payments Deploy Runbook").expect("runbook");
+    assert_eq!(runbook.references, 2, "the tracking-parameter copy is a duplicate");
+    assert!(report.dangling_citations.is_empty());
+}
+
+#[test]
+fn mrkdwn_and_blocks_formats() {
+    let o = sourcebot(&["check", "examples/answer.md", "--format", "mrkdwn"]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    assert!(out.starts_with("*Sources*"), "{out}");
+    assert!(out.contains("<https://martinfowler.com/bliki/CanaryRelease.html|Canary Release (Martin Fowler)>"), "{out}");
+    let o = sourcebot(&["check", "examples/answer.md", "--format", "blocks"]);
+    assert!(o.status.success());
+    let blocks: serde_json::Value = serde_json::from_slice(&o.stdout).expect("blocks json");
+    assert!(blocks["blocks"].as_array().is_some_and(|b| !b.is_empty()));
+    assert!(blocks["text"].as_str().is_some_and(|t| !t.is_empty()));
+}
+
+#[test]
+fn max_per_kind_caps_each_group() {
+    let o = sourcebot(&["check", "examples/answer.md", "--format", "mrkdwn", "--max-per-kind", "1"]);
+    let out = stdout(&o);
+    assert!(out.contains("…and 3 more"), "{out}");
+    assert!(out.contains("…and 1 more"), "{out}");
+}
+
+#[test]
+fn reads_standard_input() {
+    let input = b"Rust 1.0 shipped in 2015 [1].\n\n[1] https://blog.rust-lang.org/2015/05/15/Rust-1.0.html - Announcing Rust 1.0\n";
+    for args in [&["check", "-", "--format", "json"][..], &["check", "--format", "json"][..]] {
+        let o = with_stdin(args, &[], input);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let report: Report = serde_json::from_slice(&o.stdout).expect("json");
+        assert_eq!(report.metrics.unique_sources, 1);
+        assert_eq!(report.origin, sourcebot::model::Origin::Stdin);
+    }
+}
+
+#[test]
+fn missing_file_is_exit_1_naming_it() {
+    let o = sourcebot(&["check", "no/such/answer.md"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("no/such/answer.md") && err.contains("cannot open"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+}
+
+#[test]
+fn bad_json_names_file_line_and_column() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("bad.json");
+    std::fs::write(&path, "{\n  \"text\": \"a\",\n  \"sources\": [,]\n}\n").expect("write");
+    let p = path.to_string_lossy();
+    let o = sourcebot(&["check", &p]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains(&*p) && err.contains("line 3, column 15"), "{err}");
+}
+
+#[test]
+fn wrong_json_shape_names_the_field() {
+    let o = with_stdin(&["check", "-"], &[], br#"{"text":"a","sources":[{"url":["x"]}]}"#);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("standard input: $.sources[0].url: expected a string, found an array"), "{err}");
+    let o = with_stdin(&["check", "-"], &[], br#"{"hello":"world"}"#);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("unknown shape"), "{}", stderr(&o));
+}
+
+#[test]
+fn non_utf8_input_is_refused_with_its_offset() {
+    let o = with_stdin(&["check", "-"], &[], b"caf\xe9 https://a.com");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("not valid UTF-8 (first bad byte at offset 3)"), "{}", stderr(&o));
+}
+
+#[test]
+fn oversized_input_is_refused_without_reading_it_all() {
+    let big = vec![b'a'; 50 * 1024 * 1024];
+    let o = with_stdin(&["check", "-"], &[], &big);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("larger than 10485760 bytes") && err.contains("SOURCEBOT_MAX_INPUT_BYTES"), "{err}");
+    let o = with_stdin(&["check", "-"], &[("SOURCEBOT_MAX_INPUT_BYTES", "10")], b"https://a.com/long");
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn empty_input_is_an_error() {
+    let o = with_stdin(&["check", "-"], &[], b"  \n ");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("input is empty"), "{}", stderr(&o));
+}
+
+#[test]
+fn bad_usage_is_exit_2() {
+    assert_eq!(sourcebot(&["check", "examples/answer.md", "--format", "xml"]).status.code(), Some(2));
+    assert_eq!(sourcebot(&["check", "--max-per-kind", "-3"]).status.code(), Some(2));
+    assert_eq!(sourcebot(&["frobnicate"]).status.code(), Some(2));
+    assert_eq!(sourcebot(&[]).status.code(), Some(2));
+}
+
+#[test]
+fn bad_setting_is_exit_2_naming_it() {
+    let o = with_stdin(&["check", "-"], &[("SOURCEBOT_MAX_PER_KIND", "many")], b"x");
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("SOURCEBOT_MAX_PER_KIND") && err.contains("whole number"), "{err}");
+}
+
+#[test]
+fn help_explains_every_option_with_examples() {
+    let o = sourcebot(&["check", "--help"]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    for needle in ["--format", "--max-per-kind", "--input", "FILE|-", "Examples:", "sourcebot check examples/answer.md"] {
+        assert!(out.contains(needle), "missing {needle} in\n{out}");
+    }
+}
+
+#[test]
+fn input_flag_forces_text_or_json() {
+    let o = with_stdin(&["check", "-", "--input", "text", "--format", "json"], &[], br#"{"text": "see https://a.com"}"#);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: Report = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(report.shape, sourcebot::model::InputShape::Text);
+    let o = with_stdin(&["check", "-", "--input", "json"], &[], b"see https://a.com");
+    assert_eq!(o.status.code(), Some(1));
+}
