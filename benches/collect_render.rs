@@ -26,12 +26,23 @@ fn synthetic_answer(target_bytes: usize, links: usize) -> String {
         }
         match i % 4 {
             0 => body.push_str(&format!("See [{}].\n", i + 1)),
-            1 => body.push_str(&format!("Thread <https://acme.slack.com/archives/C{i:06}/p{i:016}|#eng thread {i}>.\n")),
-            2 => body.push_str(&format!("Doc [Runbook {i}](https://acme.atlassian.net/wiki/spaces/ENG/pages/{i}).\n")),
-            _ => body.push_str(&format!("More at https://docs.example{}.org/guide/{i}?utm_source=chatgpt.com.\n", i % 97)),
+            1 => body.push_str(&format!(
+                "Thread <https://acme.slack.com/archives/C{i:06}/p{i:016}|#eng thread {i}>.\n"
+            )),
+            2 => body.push_str(&format!(
+                "Doc [Runbook {i}](https://acme.atlassian.net/wiki/spaces/ENG/pages/{i}).\n"
+            )),
+            _ => body.push_str(&format!(
+                "More at https://docs.example{}.org/guide/{i}?utm_source=chatgpt.com.\n",
+                i % 97
+            )),
         }
         if i % 4 == 0 {
-            refs.push_str(&format!("[{}] https://www.site{}.com/articles/{i} - Article {i}\n", i + 1, i % 113));
+            refs.push_str(&format!(
+                "[{}] https://www.site{}.com/articles/{i} - Article {i}\n",
+                i + 1,
+                i % 113
+            ));
         }
     }
     body.push_str("\n\nReferences:\n");
@@ -40,7 +51,8 @@ fn synthetic_answer(target_bytes: usize, links: usize) -> String {
 }
 
 fn corpus_articles() -> Option<Vec<String>> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora/drb_claude37_raw.jsonl");
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora/drb_claude37_raw.jsonl");
     let text = std::fs::read_to_string(&path).ok()?;
     Some(
         text.lines()
@@ -87,7 +99,9 @@ fn bench_synthetic(c: &mut Criterion) {
     let mut group = c.benchmark_group("synthetic_1mb_10k_links");
     group.throughput(Throughput::Bytes(big.text.len() as u64));
     group.sample_size(20);
-    group.bench_function("collect", |b| b.iter(|| black_box(collect(black_box(&big), &options))));
+    group.bench_function("collect", |b| {
+        b.iter(|| black_box(collect(black_box(&big), &options)))
+    });
     group.bench_function("collect_render", |b| {
         b.iter(|| {
             let report = sourcebot::check(black_box(&big), &options);

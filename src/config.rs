@@ -67,7 +67,11 @@ impl Config {
     /// Reads settings through `lookup` (a variable's value, or `None` when unset).
     /// Empty values count as unset.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
-        let get = |name: &'static str| lookup(name).filter(|v| !v.trim().is_empty()).map(|v| (name, v));
+        let get = |name: &'static str| {
+            lookup(name)
+                .filter(|v| !v.trim().is_empty())
+                .map(|v| (name, v))
+        };
         let mut config = Config::default();
         let rules = &mut config.collect.kind_rules;
         if let Some((name, value)) = get(SLACK_HOSTS) {
@@ -99,7 +103,9 @@ fn hosts(name: &'static str, value: &str) -> Result<Vec<String>, ConfigError> {
     KindRules::parse_host_list(value).map_err(|reason| ConfigError {
         name,
         value: value.to_string(),
-        expected: format!("{reason}; expected host names separated by commas, e.g. wiki.acme.io,*.corp.example"),
+        expected: format!(
+            "{reason}; expected host names separated by commas, e.g. wiki.acme.io,*.corp.example"
+        ),
     })
 }
 
@@ -157,7 +163,10 @@ mod tests {
     use std::collections::HashMap;
 
     fn config(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
-        let map: HashMap<String, String> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         Config::from_lookup(|name| map.get(name).cloned())
     }
 
@@ -179,7 +188,10 @@ mod tests {
             (KIND_ORDER, "web, slack"),
         ])
         .unwrap();
-        assert_eq!(c.collect.kind_rules.confluence_hosts, ["wiki.acme.io", "corp.example"]);
+        assert_eq!(
+            c.collect.kind_rules.confluence_hosts,
+            ["wiki.acme.io", "corp.example"]
+        );
         assert_eq!(c.collect.kind_rules.slack_hosts, ["chat.acme.io"]);
         assert_eq!(c.collect.kind_rules.file_hosts, ["files.acme.io"]);
         assert_eq!(c.collect.max_sources, 50);
@@ -187,7 +199,12 @@ mod tests {
         assert_eq!(c.render.max_per_kind, 0);
         assert_eq!(
             c.render.kind_order,
-            [SourceKind::Web, SourceKind::Slack, SourceKind::Confluence, SourceKind::File]
+            [
+                SourceKind::Web,
+                SourceKind::Slack,
+                SourceKind::Confluence,
+                SourceKind::File
+            ]
         );
     }
 
@@ -195,7 +212,11 @@ mod tests {
     fn errors_name_the_variable() {
         let e = config(&[(MAX_SOURCES, "lots")]).unwrap_err();
         assert_eq!(e.name, MAX_SOURCES);
-        assert!(e.to_string().starts_with("SOURCEBOT_MAX_SOURCES=\"lots\" is not valid"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("SOURCEBOT_MAX_SOURCES=\"lots\" is not valid"),
+            "{e}"
+        );
         let e = config(&[(MAX_SOURCES, "0")]).unwrap_err();
         assert!(e.expected.contains("from 1"), "{e}");
         let e = config(&[(CONFLUENCE_HOSTS, "bad/host")]).unwrap_err();

@@ -50,7 +50,10 @@ pub fn build_report(answer: &Answer, collected: Collected) -> Report {
     } = collected;
     let mut groups: Vec<SourceGroup> = SourceKind::ALL
         .into_iter()
-        .map(|kind| SourceGroup { kind, sources: Vec::new() })
+        .map(|kind| SourceGroup {
+            kind,
+            sources: Vec::new(),
+        })
         .collect();
     for source in sources {
         if let Some(group) = groups.iter_mut().find(|g| g.kind == source.kind) {

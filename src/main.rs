@@ -110,7 +110,8 @@ fn check(args: CheckArgs, mut config: Config) -> anyhow::Result<()> {
         InputFormat::Auto if name.ends_with(".json") => FormatHint::Json,
         InputFormat::Auto => FormatHint::Auto,
     };
-    let mut answer = parse_answer(&bytes, hint, config.max_input_bytes).map_err(|e| input_error(&name, e))?;
+    let mut answer =
+        parse_answer(&bytes, hint, config.max_input_bytes).map_err(|e| input_error(&name, e))?;
     answer.origin = origin;
     let report = sourcebot::check(&answer, &config.collect);
     let output = match args.format {
@@ -145,7 +146,9 @@ fn input_error(name: &str, error: InputError) -> anyhow::Error {
 /// Reads at most `max_bytes + 1` bytes, so an oversized input is refused without being
 /// loaded whole.
 fn read_input(file: Option<&str>, max_bytes: usize) -> anyhow::Result<(String, Origin, Vec<u8>)> {
-    let limit = u64::try_from(max_bytes).unwrap_or(u64::MAX).saturating_add(1);
+    let limit = u64::try_from(max_bytes)
+        .unwrap_or(u64::MAX)
+        .saturating_add(1);
     let mut bytes = Vec::new();
     match file {
         None | Some("-") => {
@@ -157,12 +160,19 @@ fn read_input(file: Option<&str>, max_bytes: usize) -> anyhow::Result<(String, O
             Ok(("standard input".to_string(), Origin::Stdin, bytes))
         }
         Some(path) => {
-            let opened = std::fs::File::open(Path::new(path)).with_context(|| format!("{path}: cannot open"))?;
+            let opened = std::fs::File::open(Path::new(path))
+                .with_context(|| format!("{path}: cannot open"))?;
             opened
                 .take(limit)
                 .read_to_end(&mut bytes)
                 .with_context(|| format!("{path}: cannot read"))?;
-            Ok((path.to_string(), Origin::File { path: path.to_string() }, bytes))
+            Ok((
+                path.to_string(),
+                Origin::File {
+                    path: path.to_string(),
+                },
+                bytes,
+            ))
         }
     }
 }

@@ -153,8 +153,10 @@ impl SourceKind {
         match name.trim().to_ascii_lowercase().as_str() {
             "slack" | "slack_message" | "message" | "thread" | "channel" => Some(SourceKind::Slack),
             "confluence" | "wiki" | "confluence_page" => Some(SourceKind::Confluence),
-            "file" | "files" | "doc" | "docs" | "document" | "drive" | "gdrive" | "google_drive"
-            | "sharepoint" | "onedrive" | "dropbox" | "box" | "pdf" => Some(SourceKind::File),
+            "file" | "files" | "doc" | "docs" | "document" | "drive" | "gdrive"
+            | "google_drive" | "sharepoint" | "onedrive" | "dropbox" | "box" | "pdf" => {
+                Some(SourceKind::File)
+            }
             "web" | "website" | "webpage" | "url" | "link" | "article" | "search" => {
                 Some(SourceKind::Web)
             }

@@ -68,7 +68,7 @@ fn blanked<'b>(text: &str, span: Span, opaque: &[Span], buf: &'b mut String) -> 
         let a = o.start.max(cursor);
         buf.push_str(&text[cursor..a]);
         let b = o.end.min(span.end);
-        buf.extend(std::iter::repeat_n(' ', b.saturating_sub(a)));
+        buf.extend(std::iter::repeat(' ').take(b.saturating_sub(a)));
         cursor = b.max(cursor);
     }
     buf.push_str(&text[cursor..span.end]);
@@ -86,14 +86,26 @@ fn checked_claims<'t>(text: &'t str, opaque: &[Span], excluded: &[Span]) -> Vec<
     let mut buf = String::new();
     for s in &spans {
         assert!(s.start < s.end && s.end <= text.len(), "bad span {s:?}");
-        assert!(s.start >= prev_end, "unordered or overlapping spans at {s:?}");
+        assert!(
+            s.start >= prev_end,
+            "unordered or overlapping spans at {s:?}"
+        );
         assert!(text.is_char_boundary(s.start) && text.is_char_boundary(s.end));
-        assert!(!excluded.iter().any(|e| e.overlaps(s)), "span {s:?} overlaps excluded text");
+        assert!(
+            !excluded.iter().any(|e| e.overlaps(s)),
+            "span {s:?} overlaps excluded text"
+        );
         prev_end = s.end;
         let sentence = &text[s.start..s.end];
         assert_eq!(sentence, sentence.trim(), "untrimmed sentence");
-        assert!(!is_heading(sentence), "heading returned as claim: {sentence:?}");
-        assert!(!is_greeting(sentence), "greeting returned as claim: {sentence:?}");
+        assert!(
+            !is_heading(sentence),
+            "heading returned as claim: {sentence:?}"
+        );
+        assert!(
+            !is_greeting(sentence),
+            "greeting returned as claim: {sentence:?}"
+        );
         let plain = blanked(text, *s, opaque, &mut buf);
         assert!(
             !is_bare_conclusion(plain),
@@ -112,9 +124,18 @@ fn is_heading(sentence: &str) -> bool {
 fn is_greeting(sentence: &str) -> bool {
     let lower = sentence.to_lowercase();
     let lower = lower.trim_start_matches(['*', '_', ' ']);
-    ["hi ", "hi!", "hi,", "hello", "i hope this helps", "let me know", "happy to help", "great question"]
-        .iter()
-        .any(|g| lower.starts_with(g))
+    [
+        "hi ",
+        "hi!",
+        "hi,",
+        "hello",
+        "i hope this helps",
+        "let me know",
+        "happy to help",
+        "great question",
+    ]
+    .iter()
+    .any(|g| lower.starts_with(g))
 }
 
 fn is_bare_conclusion(plain: &str) -> bool {
@@ -144,7 +165,9 @@ fn expertqa_answers(dir: &Path) -> Vec<QaAnswer> {
     let mut out = Vec::new();
     for name in ["expertqa_domain_val.jsonl", "expertqa_rand_val.jsonl"] {
         for row in read_jsonl(&dir.join(name)) {
-            let Some(answers) = row["answers"].as_object() else { continue };
+            let Some(answers) = row["answers"].as_object() else {
+                continue;
+            };
             for answer in answers.values() {
                 let text = answer["answer_string"].as_str().unwrap_or("").to_string();
                 let claims = answer["claims"]
@@ -196,7 +219,7 @@ fn expertqa_answers_agree_with_the_experts() {
             }
             expert_total += 1;
             contained += usize::from(ours.iter().any(|o| o.contains(&claim)));
-            exact += usize::from(ours.iter().any(|o| *o == claim));
+            exact += usize::from(ours.contains(&claim));
             let claim_opaque = opaque_spans(&expert.claim, &[]);
             let whole = Span::new(0, expert.claim.len());
             let signals = claim_signals(blanked(&expert.claim, whole, &claim_opaque, &mut buf));
@@ -222,11 +245,12 @@ fn expertqa_answers_agree_with_the_experts() {
             pct(*f, *n)
         );
     }
-    // Measured: 2,106 of 2,406 expert claims (87.5%) lie within one of our sentences
-    // (the rest span list items, or are questions, greetings or bare conclusions we
-    // drop on purpose). Floor: the measurement minus a small margin.
+    // Measured: 2,221 of 2,411 expert claims (92.1%) lie within one of our sentences; the
+    // rest run across list items (the experts' splitter ignored line breaks) or are
+    // lead-ins, questions, sign-offs and bare conclusions that we drop on purpose.
+    // Floor: the measurement minus a small margin.
     assert!(
-        pct(contained, expert_total) >= 85.0,
+        pct(contained, expert_total) >= 90.0,
         "agreement with the experts fell to {:.1}%",
         pct(contained, expert_total)
     );
@@ -258,7 +282,11 @@ fn drb_reports(dir: &Path) -> Vec<Report> {
 fn drb_reports_split_cleanly() {
     let Some(dir) = corpora() else { return };
     let reports = drb_reports(&dir);
-    assert_eq!(reports.len(), 100, "expected 100 DeepResearch Bench reports");
+    assert_eq!(
+        reports.len(),
+        100,
+        "expected 100 DeepResearch Bench reports"
+    );
     let (mut sentences, mut flagged, mut cjk_sentences) = (0, 0, 0);
     let mut per_signal: BTreeMap<String, usize> = BTreeMap::new();
     let mut buf = String::new();
@@ -267,7 +295,11 @@ fn drb_reports_split_cleanly() {
         assert!(!found.is_empty(), "a report yielded no claims");
         for (span, sentence) in &found {
             sentences += 1;
-            cjk_sentences += usize::from(sentence.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)));
+            cjk_sentences += usize::from(
+                sentence
+                    .chars()
+                    .any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+            );
             let signals = claim_signals(blanked(&report.text, *span, &report.opaque, &mut buf));
             flagged += usize::from(!signals.is_empty());
             for s in signals {

@@ -56,19 +56,37 @@ fn text_format_on_the_bundled_answer() {
     let out = stdout(&o);
     assert!(out.contains("links not checked"), "{out}");
     assert!(out.contains("Payments Deploy Runbook"), "{out}");
-    assert!(!out.contains("https://example.com/not-a-citation"), "links in code are not sources");
-    assert!(!out.to_lowercase().contains("✓") && !out.contains("[verified]"), "nothing claims to be verified");
+    assert!(
+        !out.contains("https://example.com/not-a-citation"),
+        "links in code are not sources"
+    );
+    assert!(
+        !out.to_lowercase().contains("✓") && !out.contains("[verified]"),
+        "nothing claims to be verified"
+    );
 }
 
 #[test]
 fn json_format_is_the_report_contract() {
-    for example in ["examples/answer.md", "examples/answer.json", "examples/research-report.json", "examples/search-results.json", "examples/agent-results.json"] {
+    for example in [
+        "examples/answer.md",
+        "examples/answer.json",
+        "examples/research-report.json",
+        "examples/search-results.json",
+        "examples/agent-results.json",
+    ] {
         let o = sourcebot(&["check", example, "--format", "json"]);
         assert!(o.status.success(), "{example}: {}", stderr(&o));
-        let report: Report = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{example}: {e}"));
+        let report: Report =
+            serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{example}: {e}"));
         assert!(report.metrics.unique_sources > 0, "{example}");
         assert!(!report.verification.performed);
-        assert!(report.sources().all(|s| s.verdict.class == VerdictClass::NotChecked), "{example}");
+        assert!(
+            report
+                .sources()
+                .all(|s| s.verdict.class == VerdictClass::NotChecked),
+            "{example}"
+        );
     }
 }
 
@@ -79,8 +97,14 @@ fn bundled_answer_contents() {
     let kinds: Vec<&str> = report.groups.iter().map(|g| g.kind.as_str()).collect();
     assert_eq!(kinds, ["slack", "confluence", "file", "web"]);
     assert_eq!(report.metrics.unique_sources, 8);
-    let runbook = report.sources().find(|s| s.title == "Payments Deploy Runbook").expect("runbook");
-    assert_eq!(runbook.references, 2, "the tracking-parameter copy is a duplicate");
+    let runbook = report
+        .sources()
+        .find(|s| s.title == "Payments Deploy Runbook")
+        .expect("runbook");
+    assert_eq!(
+        runbook.references, 2,
+        "the tracking-parameter copy is a duplicate"
+    );
     assert!(report.dangling_citations.is_empty());
 }
 
@@ -90,7 +114,12 @@ fn mrkdwn_and_blocks_formats() {
     assert!(o.status.success());
     let out = stdout(&o);
     assert!(out.starts_with("*Sources*"), "{out}");
-    assert!(out.contains("<https://martinfowler.com/bliki/CanaryRelease.html|Canary Release (Martin Fowler)>"), "{out}");
+    assert!(
+        out.contains(
+            "<https://martinfowler.com/bliki/CanaryRelease.html|Canary Release (Martin Fowler)>"
+        ),
+        "{out}"
+    );
     let o = sourcebot(&["check", "examples/answer.md", "--format", "blocks"]);
     assert!(o.status.success());
     let blocks: serde_json::Value = serde_json::from_slice(&o.stdout).expect("blocks json");
@@ -100,7 +129,14 @@ fn mrkdwn_and_blocks_formats() {
 
 #[test]
 fn max_per_kind_caps_each_group() {
-    let o = sourcebot(&["check", "examples/answer.md", "--format", "mrkdwn", "--max-per-kind", "1"]);
+    let o = sourcebot(&[
+        "check",
+        "examples/answer.md",
+        "--format",
+        "mrkdwn",
+        "--max-per-kind",
+        "1",
+    ]);
     let out = stdout(&o);
     assert!(out.contains("…and 3 more"), "{out}");
     assert!(out.contains("…and 1 more"), "{out}");
@@ -109,7 +145,10 @@ fn max_per_kind_caps_each_group() {
 #[test]
 fn reads_standard_input() {
     let input = b"Rust 1.0 shipped in 2015 [1].\n\n[1] https://blog.rust-lang.org/2015/05/15/Rust-1.0.html - Announcing Rust 1.0\n";
-    for args in [&["check", "-", "--format", "json"][..], &["check", "--format", "json"][..]] {
+    for args in [
+        &["check", "-", "--format", "json"][..],
+        &["check", "--format", "json"][..],
+    ] {
         let o = with_stdin(args, &[], input);
         assert!(o.status.success(), "{}", stderr(&o));
         let report: Report = serde_json::from_slice(&o.stdout).expect("json");
@@ -123,7 +162,10 @@ fn missing_file_is_exit_1_naming_it() {
     let o = sourcebot(&["check", "no/such/answer.md"]);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
-    assert!(err.contains("no/such/answer.md") && err.contains("cannot open"), "{err}");
+    assert!(
+        err.contains("no/such/answer.md") && err.contains("cannot open"),
+        "{err}"
+    );
     assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
 }
 
@@ -136,15 +178,25 @@ fn bad_json_names_file_line_and_column() {
     let o = sourcebot(&["check", &p]);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
-    assert!(err.contains(&*p) && err.contains("line 3, column 15"), "{err}");
+    assert!(
+        err.contains(&*p) && err.contains("line 3, column 15"),
+        "{err}"
+    );
 }
 
 #[test]
 fn wrong_json_shape_names_the_field() {
-    let o = with_stdin(&["check", "-"], &[], br#"{"text":"a","sources":[{"url":["x"]}]}"#);
+    let o = with_stdin(
+        &["check", "-"],
+        &[],
+        br#"{"text":"a","sources":[{"url":["x"]}]}"#,
+    );
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
-    assert!(err.contains("standard input: $.sources[0].url: expected a string, found an array"), "{err}");
+    assert!(
+        err.contains("standard input: $.sources[0].url: expected a string, found an array"),
+        "{err}"
+    );
     let o = with_stdin(&["check", "-"], &[], br#"{"hello":"world"}"#);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("unknown shape"), "{}", stderr(&o));
@@ -154,7 +206,11 @@ fn wrong_json_shape_names_the_field() {
 fn non_utf8_input_is_refused_with_its_offset() {
     let o = with_stdin(&["check", "-"], &[], b"caf\xe9 https://a.com");
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("not valid UTF-8 (first bad byte at offset 3)"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("not valid UTF-8 (first bad byte at offset 3)"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -163,8 +219,15 @@ fn oversized_input_is_refused_without_reading_it_all() {
     let o = with_stdin(&["check", "-"], &[], &big);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
-    assert!(err.contains("larger than 10485760 bytes") && err.contains("SOURCEBOT_MAX_INPUT_BYTES"), "{err}");
-    let o = with_stdin(&["check", "-"], &[("SOURCEBOT_MAX_INPUT_BYTES", "10")], b"https://a.com/long");
+    assert!(
+        err.contains("larger than 10485760 bytes") && err.contains("SOURCEBOT_MAX_INPUT_BYTES"),
+        "{err}"
+    );
+    let o = with_stdin(
+        &["check", "-"],
+        &[("SOURCEBOT_MAX_INPUT_BYTES", "10")],
+        b"https://a.com/long",
+    );
     assert_eq!(o.status.code(), Some(1));
 }
 
@@ -177,8 +240,16 @@ fn empty_input_is_an_error() {
 
 #[test]
 fn bad_usage_is_exit_2() {
-    assert_eq!(sourcebot(&["check", "examples/answer.md", "--format", "xml"]).status.code(), Some(2));
-    assert_eq!(sourcebot(&["check", "--max-per-kind", "-3"]).status.code(), Some(2));
+    assert_eq!(
+        sourcebot(&["check", "examples/answer.md", "--format", "xml"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        sourcebot(&["check", "--max-per-kind", "-3"]).status.code(),
+        Some(2)
+    );
     assert_eq!(sourcebot(&["frobnicate"]).status.code(), Some(2));
     assert_eq!(sourcebot(&[]).status.code(), Some(2));
 }
@@ -188,7 +259,10 @@ fn bad_setting_is_exit_2_naming_it() {
     let o = with_stdin(&["check", "-"], &[("SOURCEBOT_MAX_PER_KIND", "many")], b"x");
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
-    assert!(err.contains("SOURCEBOT_MAX_PER_KIND") && err.contains("whole number"), "{err}");
+    assert!(
+        err.contains("SOURCEBOT_MAX_PER_KIND") && err.contains("whole number"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -196,17 +270,32 @@ fn help_explains_every_option_with_examples() {
     let o = sourcebot(&["check", "--help"]);
     assert!(o.status.success());
     let out = stdout(&o);
-    for needle in ["--format", "--max-per-kind", "--input", "FILE|-", "Examples:", "sourcebot check examples/answer.md"] {
+    for needle in [
+        "--format",
+        "--max-per-kind",
+        "--input",
+        "FILE|-",
+        "Examples:",
+        "sourcebot check examples/answer.md",
+    ] {
         assert!(out.contains(needle), "missing {needle} in\n{out}");
     }
 }
 
 #[test]
 fn input_flag_forces_text_or_json() {
-    let o = with_stdin(&["check", "-", "--input", "text", "--format", "json"], &[], br#"{"text": "see https://a.com"}"#);
+    let o = with_stdin(
+        &["check", "-", "--input", "text", "--format", "json"],
+        &[],
+        br#"{"text": "see https://a.com"}"#,
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let report: Report = serde_json::from_slice(&o.stdout).expect("json");
     assert_eq!(report.shape, sourcebot::model::InputShape::Text);
-    let o = with_stdin(&["check", "-", "--input", "json"], &[], b"see https://a.com");
+    let o = with_stdin(
+        &["check", "-", "--input", "json"],
+        &[],
+        b"see https://a.com",
+    );
     assert_eq!(o.status.code(), Some(1));
 }

@@ -1208,6 +1208,14 @@ fn check_limits_rejects_invalid_messages() {
     for msg in cases {
         assert!(check_limits(&msg).is_err(), "{:?}", msg.blocks.len());
     }
+    let too_many = BlockMessage {
+        text: "x".into(),
+        blocks: vec![section("a"); 51],
+    };
+    assert_eq!(
+        check_limits(&too_many).map_err(|e| e.to_string()),
+        Err("51 blocks, more than 50".to_string())
+    );
 }
 
 // ---------------------------------------------------------------------------------

@@ -41,11 +41,35 @@
 //! below) and one compiled regular expression for the word lists; figures are read by a
 //! small hand-written scanner, so the whole pass runs at well over 50 MB/s of prose.
 //!
-//! Sentence splitting is line-aware Markdown-ish prose splitting: a blank line, a list
-//! item or a heading always ends a sentence; `.`, `!`, `?`, `…` end one when followed by
-//! whitespace (possibly after closing quotes, brackets or emphasis), and `。！？` always
-//! do. Abbreviations, decimals, domains and ellipses inside a sentence do not end it, and
-//! citation markers after a terminator belong to the sentence before.
+//! Sentence splitting is line-aware, for Markdown, Slack mrkdwn and plain text:
+//!
+//! - `.`, `!`, `?`, `…` end a sentence when followed by whitespace or the end of the line
+//!   (possibly after closing quotes, brackets or emphasis: `."`, `.)`, `.**`); `。！？`
+//!   always do. A `.` followed by anything else never does (`3.14`, `Node.js`, `v2.0.1`),
+//!   nor does one before a lower-case word; `!`/`?` before a lower-case word do not
+//!   either (`"Why?" asks…`, `(waning?) dominance`). An ellipsis ends a sentence only
+//!   before a capital letter, CJK text, a citation or the end of the line.
+//! - After the abbreviations in `ALWAYS_ABBREVIATIONS` (`e.g.`, `Dr.`, `vs.`, `approx.`)
+//!   a `.` never ends a sentence; after those in `AMBIGUOUS_ABBREVIATIONS` (`etc.`,
+//!   `Inc.`, month names), dotted acronyms (`U.S.`) and single capital initials it does
+//!   only before one of `SENTENCE_STARTERS` ("… in the U.S. The market …").
+//! - Citation markers (`[1]`, `[1][2]`, `[1, 3]`) standing after a terminator on the same
+//!   line belong to the sentence before, and so does a stray terminator after them
+//!   (`… the U.S. [1] [4].`). A straight `"` after a terminator closes the sentence only
+//!   if it closes a quotation opened in the same paragraph.
+//! - A blank line, a list item (`- `, `* `, `+ `, `• `, `1. `, `1) `) and a line opening
+//!   with a citation marker (a reference entry) start a new sentence. A line break ends
+//!   one when the next line starts with anything but a lower-case letter, a digit or
+//!   continuing punctuation, when the line ends in CJK text or a citation marker (CJK
+//!   text is never wrapped), and after a line ending with a colon.
+//! - Not claims, and skipped: `#` headings, setext headings, lines that are only bold or
+//!   italic, short labels (at most `MAX_LABEL_WORDS` words, no terminal punctuation,
+//!   ending with a colon or in Title Case, at the start of a block), table rows,
+//!   horizontal rules, fenced code and `$$` display math.
+//! - Kept out as non-claims: `SIGN_OFFS`, `GREETINGS`, `META_PREFIXES` and
+//!   `CONCLUSION_PREFIXES` (see each list for its exact rule; a summing-up sentence
+//!   that carries a figure stays a claim), questions, and fragments of fewer than
+//!   `MIN_WORDS` words (CJK: `MIN_CJK_UNITS` characters and words).
 
 use crate::model::{ClaimSignal, Span};
 use regex::Regex;
@@ -60,29 +84,97 @@ use std::sync::LazyLock;
 /// sentence.
 const ALWAYS_ABBREVIATIONS: &[&str] = &[
     "e.g", "i.e", "c", "dr", "mr", "mrs", "ms", "prof", "vs", "v", "fig", "figs", "approx", "st",
-    "mt", "cf", "ca", "viz", "gen", "gov", "sen", "rep", "rev", "hon", "capt", "lt", "col",
-    "sgt", "p", "pp", "vol", "ch", "sec", "eq", "ref", "refs", "dept", "est", "op",
+    "mt", "cf", "ca", "viz", "gen", "gov", "sen", "rep", "rev", "hon", "capt", "lt", "col", "sgt",
+    "p", "pp", "vol", "ch", "sec", "eq", "ref", "refs", "dept", "est", "op",
 ];
 
 /// Abbreviations after which a `.` ends a sentence only when the next word is one of
 /// [`SENTENCE_STARTERS`] (or nothing follows on the line). Dotted acronyms (`U.S.`,
 /// `p.m.`, `Ph.D.`) and single capital initials (`J. R. R. Tolkien`) behave the same.
 const AMBIGUOUS_ABBREVIATIONS: &[&str] = &[
-    "etc", "inc", "ltd", "corp", "co", "jr", "sr", "llc", "plc", "bros", "al", "ed", "eds",
-    "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+    "etc", "inc", "ltd", "corp", "co", "jr", "sr", "llc", "plc", "bros", "al", "ed", "eds", "jan",
+    "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
 ];
 
 /// Words that open sentences often enough that, after an ambiguous abbreviation, they
 /// mean a new sentence has begun ("… in the U.S. The market …").
 const SENTENCE_STARTERS: &[&str] = &[
-    "The", "This", "That", "These", "Those", "It", "Its", "In", "However", "But", "And", "A",
-    "An", "As", "At", "For", "He", "She", "They", "We", "I", "If", "On", "Our", "There",
-    "Their", "To", "When", "While", "With", "Since", "Although", "Moreover", "Additionally",
-    "Furthermore", "Meanwhile", "Also", "Other", "Some", "Many", "Most", "One", "Each",
-    "After", "Before", "During", "By", "According", "Despite", "Such", "Thus", "Therefore",
-    "Overall", "Finally", "First", "Second", "Similarly", "Unlike", "Both", "His", "Her",
-    "You", "Your", "What", "Why", "How", "Who", "Another", "Even", "Today", "Now", "Yet",
-    "So", "Still", "Instead", "Here",
+    "The",
+    "This",
+    "That",
+    "These",
+    "Those",
+    "It",
+    "Its",
+    "In",
+    "However",
+    "But",
+    "And",
+    "A",
+    "An",
+    "As",
+    "At",
+    "For",
+    "He",
+    "She",
+    "They",
+    "We",
+    "I",
+    "If",
+    "On",
+    "Our",
+    "There",
+    "Their",
+    "To",
+    "When",
+    "While",
+    "With",
+    "Since",
+    "Although",
+    "Moreover",
+    "Additionally",
+    "Furthermore",
+    "Meanwhile",
+    "Also",
+    "Other",
+    "Some",
+    "Many",
+    "Most",
+    "One",
+    "Each",
+    "After",
+    "Before",
+    "During",
+    "By",
+    "According",
+    "Despite",
+    "Such",
+    "Thus",
+    "Therefore",
+    "Overall",
+    "Finally",
+    "First",
+    "Second",
+    "Similarly",
+    "Unlike",
+    "Both",
+    "His",
+    "Her",
+    "You",
+    "Your",
+    "What",
+    "Why",
+    "How",
+    "Who",
+    "Another",
+    "Even",
+    "Today",
+    "Now",
+    "Yet",
+    "So",
+    "Still",
+    "Instead",
+    "Here",
 ];
 
 /// Characters that may close a sentence after its terminator: quotes, brackets and
@@ -99,8 +191,8 @@ const BULLETS: &[char] = &['-', '*', '+', '•', '◦', '▪', '‣'];
 
 /// Lower-case words that may stay lower-case in a Title Case heading.
 const MINOR_WORDS: &[&str] = &[
-    "a", "an", "the", "and", "or", "nor", "but", "of", "in", "on", "for", "to", "with", "by",
-    "at", "from", "as", "vs", "via", "into", "onto", "per", "over", "under", "about",
+    "a", "an", "the", "and", "or", "nor", "but", "of", "in", "on", "for", "to", "with", "by", "at",
+    "from", "as", "vs", "via", "into", "onto", "per", "over", "under", "about",
 ];
 
 /// The most words a line may have to be taken for a label or heading.
@@ -149,9 +241,24 @@ const SIGN_OFFS: &[&str] = &[
 /// [`GREETING_MAX_WORDS`] words and carries no figure is a greeting ("Hello there!",
 /// "Sure, happy to explain.").
 const GREETINGS: &[&str] = &[
-    "hi", "hello", "hey", "greetings", "dear", "sure", "certainly", "of course", "absolutely",
-    "okay", "ok", "thanks", "thank you", "good morning", "good afternoon", "good evening",
-    "您好", "你好",
+    "hi",
+    "hello",
+    "hey",
+    "greetings",
+    "dear",
+    "sure",
+    "certainly",
+    "of course",
+    "absolutely",
+    "okay",
+    "ok",
+    "thanks",
+    "thank you",
+    "good morning",
+    "good afternoon",
+    "good evening",
+    "您好",
+    "你好",
 ];
 
 /// The most words a greeting sentence may have.
@@ -231,16 +338,80 @@ const MIN_CJK_UNITS: usize = 6;
 
 /// Superlatives and record words (lower-case). `-est` adjectives are listed one by one.
 const SUPERLATIVE_WORDS: &[&str] = &[
-    "most", "least", "best", "worst", "largest", "biggest", "smallest", "highest", "lowest",
-    "fastest", "slowest", "first", "only", "record", "leading", "top", "number one",
-    "greatest", "strongest", "weakest", "richest", "poorest", "oldest", "youngest",
-    "longest", "shortest", "tallest", "deepest", "cheapest", "earliest", "heaviest",
-    "lightest", "busiest", "wealthiest", "deadliest", "hottest", "coldest", "warmest",
-    "wettest", "driest", "safest", "closest", "farthest", "furthest", "widest", "broadest",
-    "densest", "costliest", "priciest", "brightest", "smartest", "loudest", "quickest",
-    "easiest", "hardest", "toughest", "finest", "purest", "rarest", "commonest", "foremost",
-    "healthiest", "happiest", "costliest", "steepest", "sharpest", "fiercest", "tiniest",
-    "strictest", "thickest", "thinnest", "nearest", "simplest", "cleanest", "dirtiest",
+    "most",
+    "least",
+    "best",
+    "worst",
+    "largest",
+    "biggest",
+    "smallest",
+    "highest",
+    "lowest",
+    "fastest",
+    "slowest",
+    "first",
+    "only",
+    "record",
+    "leading",
+    "top",
+    "number one",
+    "greatest",
+    "strongest",
+    "weakest",
+    "richest",
+    "poorest",
+    "oldest",
+    "youngest",
+    "longest",
+    "shortest",
+    "tallest",
+    "deepest",
+    "cheapest",
+    "earliest",
+    "heaviest",
+    "lightest",
+    "busiest",
+    "wealthiest",
+    "deadliest",
+    "hottest",
+    "coldest",
+    "warmest",
+    "wettest",
+    "driest",
+    "safest",
+    "closest",
+    "farthest",
+    "furthest",
+    "widest",
+    "broadest",
+    "densest",
+    "costliest",
+    "priciest",
+    "brightest",
+    "smartest",
+    "loudest",
+    "quickest",
+    "easiest",
+    "hardest",
+    "toughest",
+    "finest",
+    "purest",
+    "rarest",
+    "commonest",
+    "foremost",
+    "healthiest",
+    "happiest",
+    "steepest",
+    "sharpest",
+    "fiercest",
+    "tiniest",
+    "strictest",
+    "thickest",
+    "thinnest",
+    "nearest",
+    "simplest",
+    "cleanest",
+    "dirtiest",
 ];
 
 /// Idioms in which a superlative word is no superlative: `(word, before, after)`, where
@@ -260,6 +431,9 @@ const SUPERLATIVE_EXCEPTIONS: &[(&str, &str, &str)] = &[
     ("first", "at ", ""),
     ("first", "", " of all"),
     ("first", "^", ","),
+    ("first", "", "-"),
+    ("first", "to ", ""),
+    ("record", "^", ""),
     ("record", "to ", ""),
     ("record", "medical ", ""),
     ("record", "health ", ""),
@@ -309,26 +483,49 @@ const CURRENCY_SYMBOLS: &[char] = &['$', '€', '£', '¥', '₹', '₩', '￥',
 
 /// Currency codes (upper-case only).
 const CURRENCY_CODES: &[&str] = &[
-    "USD", "EUR", "GBP", "JPY", "CNY", "RMB", "INR", "KRW", "CHF", "CAD", "AUD", "HKD",
-    "SGD", "BRL", "RUB", "MXN", "SEK", "NOK", "DKK", "ZAR", "NZD", "TWD", "THB", "IDR", "TRY",
-    "PLN", "SAR", "AED", "NGN", "EGP", "PKR", "VND", "PHP", "MYR", "ILS", "CZK", "HUF", "Rs",
+    "USD", "EUR", "GBP", "JPY", "CNY", "RMB", "INR", "KRW", "CHF", "CAD", "AUD", "HKD", "SGD",
+    "BRL", "RUB", "MXN", "SEK", "NOK", "DKK", "ZAR", "NZD", "TWD", "THB", "IDR", "TRY", "PLN",
+    "SAR", "AED", "NGN", "EGP", "PKR", "VND", "PHP", "MYR", "ILS", "CZK", "HUF", "Rs",
 ];
 
 /// Currency words after a figure or magnitude (lower-case).
 const CURRENCY_WORDS: &[&str] = &[
-    "dollars", "dollar", "euros", "euro", "yen", "yuan", "renminbi", "rupees", "rupee",
-    "pesos", "francs", "pounds sterling", "usd", "eur", "gbp", "rmb",
+    "dollars",
+    "dollar",
+    "euros",
+    "euro",
+    "yen",
+    "yuan",
+    "renminbi",
+    "rupees",
+    "rupee",
+    "pesos",
+    "francs",
+    "pounds sterling",
+    "usd",
+    "eur",
+    "gbp",
+    "rmb",
 ];
 
 /// CJK currency words after a figure or magnitude.
 const CJK_CURRENCY_WORDS: &[&str] = &[
-    "元", "美元", "欧元", "英镑", "日元", "港元", "港币", "人民币", "韩元", "块钱",
+    "元",
+    "美元",
+    "欧元",
+    "英镑",
+    "日元",
+    "港元",
+    "港币",
+    "人民币",
+    "韩元",
+    "块钱",
 ];
 
 /// Magnitude words that may stand between a figure and its currency (lower-case).
 const MONEY_MAGNITUDES: &[&str] = &[
-    "million", "billion", "trillion", "thousand", "hundred", "bn", "mn", "m", "k", "b",
-    "万亿", "百万", "千万", "万", "亿", "千", "百",
+    "million", "billion", "trillion", "thousand", "hundred", "bn", "mn", "m", "k", "b", "万亿",
+    "百万", "千万", "万", "亿", "千", "百",
 ];
 
 /// Words after a figure that make it a percentage (lower-case).
@@ -337,10 +534,10 @@ const PERCENT_WORDS: &[&str] = &["percent", "per cent", "pct", "percentage point
 /// Letters glued after a figure that keep it a figure: ordinals, units and magnitudes
 /// (lower-case). Other glued letters make an identifier (`4IR`, `3D`).
 const UNIT_SUFFIXES: &[&str] = &[
-    "st", "nd", "rd", "th", "k", "m", "b", "bn", "mn", "x", "km", "kg", "mg", "gb", "mb",
-    "tb", "kb", "mw", "gw", "kw", "kwh", "mwh", "gwh", "twh", "mph", "kph", "cm", "mm", "ml",
-    "l", "t", "h", "hr", "hrs", "min", "ms", "ft", "lb", "lbs", "oz", "mi", "ha", "yr",
-    "yrs", "bps", "ppm", "ppb", "sq", "m2", "km2", "s",
+    "st", "nd", "rd", "th", "k", "m", "b", "bn", "mn", "x", "km", "kg", "mg", "gb", "mb", "tb",
+    "kb", "mw", "gw", "kw", "kwh", "mwh", "gwh", "twh", "mph", "kph", "cm", "mm", "ml", "l", "t",
+    "h", "hr", "hrs", "min", "ms", "ft", "lb", "lbs", "oz", "mi", "ha", "yr", "yrs", "bps", "ppm",
+    "ppb", "sq", "m2", "km2", "s",
 ];
 
 /// Words before a hyphen that leave the figure after it a date or number
@@ -351,9 +548,30 @@ const HYPHEN_PREFIXES: &[&str] = &[
 
 /// Month names; they must be capitalised to count.
 const MONTHS: &[&str] = &[
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug",
-    "sep", "sept", "oct", "nov", "dec",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
 ];
 
 /// Every signal, in the order [`claim_signals`] returns them.
@@ -562,6 +780,8 @@ struct Splitter<'t, 's> {
     next_opaque: usize,
     /// Index of the first excluded span that ends after the reading position.
     next_excluded: usize,
+    /// Start of the current paragraph or list item, for quote pairing.
+    paragraph: usize,
 }
 
 impl<'t, 's> Splitter<'t, 's> {
@@ -577,36 +797,98 @@ impl<'t, 's> Splitter<'t, 's> {
             pos: 0,
             next_opaque: 0,
             next_excluded: 0,
+            paragraph: 0,
         }
     }
 
     fn run(&mut self) {
         let lines = lines_of(self.text);
         let mut prev = LineKind::Blank;
-        let mut prev_closed = true;
+        let mut prev_last: Option<char> = None;
+        let mut fence: Option<&str> = None;
         for i in 0..lines.len() {
             let line = lines[i];
-            let kind = self.classify(line, lines.get(i + 1).copied(), prev, prev_closed);
+            let mut kind = self.classify(line, lines.get(i + 1).copied(), prev, prev_last);
+            if let Some(marker) = self.fence_marker(line) {
+                fence = match fence {
+                    Some(open) if open == marker => None,
+                    None => Some(marker),
+                    other => other,
+                };
+                kind = LineKind::Skip;
+            } else if fence.is_some() {
+                kind = LineKind::Skip;
+            }
             match kind {
-                LineKind::Blank | LineKind::Skip => self.flush(),
+                LineKind::Blank | LineKind::Skip => {
+                    self.flush();
+                    self.paragraph = line.end;
+                }
                 LineKind::Item(from) => {
                     self.flush();
+                    self.paragraph = from;
                     self.scan_line(from, line.end);
                 }
-                LineKind::Text(from) => self.scan_line(from, line.end),
+                LineKind::Text(from) => {
+                    if line.start >= self.pos && !self.joins(prev_last, from, line.end) {
+                        self.flush();
+                    }
+                    self.scan_line(from, line.end);
+                }
             }
-            let last = self.text[line.start..line.end].trim_end().chars().next_back();
-            if matches!(last, Some(':' | '：')) {
+            prev_last = self.text[line.start..line.end]
+                .trim_end()
+                .chars()
+                .next_back();
+            if matches!(prev_last, Some(':' | '：')) {
                 self.flush();
             }
-            prev_closed = last.is_none_or(|c| TERMINATORS.contains(&c) || c == ':' || c == '：');
             prev = kind;
         }
         self.flush();
     }
 
+    /// The fence a line opens or closes (```` ``` ````, `~~~`, `$$`), outside excluded text.
+    fn fence_marker(&self, line: Line) -> Option<&'static str> {
+        if line.start < self.pos || in_any(line.start, self.excluded) {
+            return None;
+        }
+        let trimmed = self.text[line.start..line.end].trim();
+        if trimmed == "$$" {
+            return Some("$$");
+        }
+        ["```", "~~~"].into_iter().find(|f| trimmed.starts_with(f))
+    }
+
+    /// Whether a line continues the sentence left open by the line before: only when it
+    /// starts in lower case, with a digit or with continuing punctuation, and the line
+    /// before did not end in CJK text (which is never wrapped) or a citation marker.
+    fn joins(&self, prev_last: Option<char>, from: usize, to: usize) -> bool {
+        if self.cur.is_none() {
+            return true;
+        }
+        if prev_last.is_some_and(|c| is_cjk(c) || (c as u32) >= 0x3000 || c == ']') {
+            return false;
+        }
+        let start = skip_spaces(self.text, from, to);
+        match self.text[start..to].chars().next() {
+            Some(c) => {
+                c.is_lowercase()
+                    || c.is_ascii_digit()
+                    || matches!(c, '(' | ',' | ';' | '–' | '—' | '&')
+            }
+            None => true,
+        }
+    }
+
     /// Classifies a line from its own text (and the next line's, for setext headings).
-    fn classify(&self, line: Line, next: Option<Line>, prev: LineKind, prev_closed: bool) -> LineKind {
+    fn classify(
+        &self,
+        line: Line,
+        next: Option<Line>,
+        prev: LineKind,
+        prev_last: Option<char>,
+    ) -> LineKind {
         if line.start < self.pos || in_any(line.start, self.excluded) {
             return LineKind::Text(line.start.max(self.pos).min(line.end));
         }
@@ -627,9 +909,17 @@ impl<'t, 's> Splitter<'t, 's> {
             }
             return LineKind::Item(body_start + offset);
         }
-        if is_emphasis_only(trimmed) || self.is_setext_text(trimmed, next) {
+        if is_emphasis_only(trimmed)
+            || is_display_math(trimmed)
+            || self.is_setext_text(trimmed, next)
+        {
             return LineKind::Skip;
         }
+        if starts_with_citation(trimmed) {
+            return LineKind::Item(body_start + (body.len() - body.trim_start().len()));
+        }
+        let prev_closed =
+            !prev_last.is_some_and(|c| !(TERMINATORS.contains(&c) || c == ':' || c == '：'));
         let block_start = matches!(prev, LineKind::Blank | LineKind::Skip) || prev_closed;
         if line.newline && block_start && is_label(trimmed) {
             return LineKind::Skip;
@@ -657,7 +947,11 @@ impl<'t, 's> Splitter<'t, 's> {
     fn scan_line(&mut self, from: usize, to: usize) {
         let mut at = from.max(self.pos);
         while at < to {
-            while self.excluded.get(self.next_excluded).is_some_and(|e| e.end <= at) {
+            while self
+                .excluded
+                .get(self.next_excluded)
+                .is_some_and(|e| e.end <= at)
+            {
                 self.next_excluded += 1;
             }
             match self.excluded.get(self.next_excluded).copied() {
@@ -714,10 +1008,17 @@ impl<'t, 's> Splitter<'t, 's> {
 
     /// The opaque span containing byte `i`, if any (`i` only moves forward).
     fn opaque_at(&mut self, i: usize) -> Option<Span> {
-        while self.opaque.get(self.next_opaque).is_some_and(|s| s.end <= i) {
+        while self
+            .opaque
+            .get(self.next_opaque)
+            .is_some_and(|s| s.end <= i)
+        {
             self.next_opaque += 1;
         }
-        self.opaque.get(self.next_opaque).copied().filter(|s| s.start <= i)
+        self.opaque
+            .get(self.next_opaque)
+            .copied()
+            .filter(|s| s.start <= i)
     }
 
     /// The opaque span starting exactly at byte `i`.
@@ -741,7 +1042,10 @@ impl<'t, 's> Splitter<'t, 's> {
     }
 
     fn period(&self, i: usize, limit: usize) -> Option<usize> {
-        let run = i + self.bytes[i..limit].iter().take_while(|&&b| b == b'.').count();
+        let run = i + self.bytes[i..limit]
+            .iter()
+            .take_while(|&&b| b == b'.')
+            .count();
         if run - i >= 2 {
             return self.ellipsis(run, limit);
         }
@@ -761,7 +1065,7 @@ impl<'t, 's> Splitter<'t, 's> {
             .take_while(|&&b| b == b'!' || b == b'?')
             .count();
         let after = self.skip_closers(run, limit);
-        self.boundary_follows(after, limit)
+        (self.boundary_follows(after, limit) && !self.lowercase_follows(after, limit))
             .then(|| self.attach(after, limit))
     }
 
@@ -791,26 +1095,27 @@ impl<'t, 's> Splitter<'t, 's> {
     }
 
     fn cjk_end(&self, i: usize, limit: usize) -> usize {
-        let mut q = i;
-        while let Some(c) = self.text[q..limit].chars().next() {
-            if TERMINATORS.contains(&c) {
-                q += c.len_utf8();
-            } else {
-                break;
-            }
-        }
+        let q = self.skip_terminators(i, limit);
         let after = self.skip_closers(q, limit);
         self.attach(after, limit)
     }
 
+    /// Skips closing quotes, brackets and emphasis. A straight double quote closes only
+    /// when the sentence has an odd number of them so far (otherwise it opens the next).
     fn skip_closers(&self, mut q: usize, limit: usize) -> usize {
         while q < limit && self.opaque_starting_at(q).is_none() {
             match self.text[q..limit].chars().next() {
+                Some('"') if !self.inside_straight_quote(q) => break,
                 Some(c) if CLOSERS.contains(&c) => q += c.len_utf8(),
                 _ => break,
             }
         }
         q
+    }
+
+    fn inside_straight_quote(&self, q: usize) -> bool {
+        let start = self.paragraph.min(q);
+        memchr::memchr_iter(b'"', &self.bytes[start..q]).count() % 2 == 1
     }
 
     /// Whether what follows a terminator lets it end the sentence: whitespace, the end
@@ -822,7 +1127,10 @@ impl<'t, 's> Splitter<'t, 's> {
         if self.opaque_starting_at(at).is_some() {
             return true;
         }
-        self.text[at..].chars().next().is_some_and(char::is_whitespace)
+        self.text[at..]
+            .chars()
+            .next()
+            .is_some_and(char::is_whitespace)
     }
 
     /// Whether the word before the `.` at `dot` is an abbreviation that keeps the
@@ -854,19 +1162,42 @@ impl<'t, 's> Splitter<'t, 's> {
         let next = skip_spaces(self.text, after, limit);
         next < limit
             && self.opaque_starting_at(next).is_none()
-            && self.text[next..].chars().next().is_some_and(char::is_lowercase)
+            && self.text[next..]
+                .chars()
+                .next()
+                .is_some_and(char::is_lowercase)
     }
 
-    /// Extends a sentence end over citation markers that follow it on the same line.
+    /// Extends a sentence end over citation markers that follow it on the same line, and
+    /// over a stray terminator or closing quote after them (`the U.S. [1] [4].`).
     fn attach(&self, from: usize, limit: usize) -> usize {
         let mut end = from;
         loop {
             let j = skip_spaces(self.text, end, limit);
             match self.opaque_starting_at(j) {
                 Some(op) if j <= limit && self.attachable(op, limit) => end = op.end,
-                _ => return end,
+                _ => break,
             }
         }
+        if end > from && end < limit {
+            let j = skip_spaces(self.text, end, limit);
+            let k = self.skip_terminators(j, limit);
+            let k = self.skip_closers(k, limit);
+            if k > j && self.boundary_follows(k, limit) {
+                end = k;
+            }
+        }
+        end
+    }
+
+    fn skip_terminators(&self, mut q: usize, limit: usize) -> usize {
+        while let Some(c) = self.text[q..limit].chars().next() {
+            if !TERMINATORS.contains(&c) {
+                break;
+            }
+            q += c.len_utf8();
+        }
+        q
     }
 
     /// Citation markers attach to the sentence before; so does any opaque span that is
@@ -947,11 +1278,14 @@ impl<'t, 's> Splitter<'t, 's> {
         loop {
             let head = self.text[span.start..end].trim_end();
             end = span.start + head.len();
-            if let Some(op) = self.opaque.iter().rev().find(|s| s.end == end) {
-                if op.start > span.start {
-                    end = op.start;
-                    continue;
-                }
+            let k = self.opaque.partition_point(|s| s.end < end);
+            if let Some(op) = self
+                .opaque
+                .get(k)
+                .filter(|s| s.end == end && s.start > span.start)
+            {
+                end = op.start;
+                continue;
             }
             match head.chars().next_back() {
                 Some(c) if CLOSERS.contains(&c) => end -= c.len_utf8(),
@@ -974,13 +1308,20 @@ impl<'t, 's> Splitter<'t, 's> {
         claim_signals(&blanked).iter().any(|s| {
             matches!(
                 s,
-                ClaimSignal::Number | ClaimSignal::Date | ClaimSignal::Percentage | ClaimSignal::Money
+                ClaimSignal::Number
+                    | ClaimSignal::Date
+                    | ClaimSignal::Percentage
+                    | ClaimSignal::Money
             )
         })
     }
 }
 
-/// Word counts for the fragment rule.
+/// Counting stops once words and CJK characters together reach this: every rule that
+/// reads the counts is decided by then.
+const COUNT_CAP: usize = 16;
+
+/// Word counts for the fragment and greeting rules, capped at [`COUNT_CAP`].
 #[derive(Default)]
 struct Counts {
     /// Whitespace-separated tokens with a letter or digit that is not CJK.
@@ -994,7 +1335,17 @@ struct Counts {
 impl Counts {
     fn feed(&mut self, s: &str) {
         for c in s.chars() {
-            if c.is_whitespace() {
+            if self.words + self.cjk >= COUNT_CAP {
+                return;
+            }
+            if c.is_ascii() {
+                if c.is_ascii_whitespace() {
+                    self.separate();
+                } else {
+                    self.in_token = true;
+                    self.token_counts |= c.is_ascii_alphanumeric();
+                }
+            } else if c.is_whitespace() {
                 self.separate();
             } else if is_cjk(c) {
                 self.cjk += 1;
@@ -1044,7 +1395,10 @@ fn quote_prefix_len(line: &str) -> usize {
     let mut n = 0;
     let bytes = line.as_bytes();
     loop {
-        let ws = bytes[n..].iter().take_while(|b| **b == b' ' || **b == b'\t').count();
+        let ws = bytes[n..]
+            .iter()
+            .take_while(|b| **b == b' ' || **b == b'\t')
+            .count();
         if bytes.get(n + ws) == Some(&b'>') {
             n += ws + 1;
         } else {
@@ -1076,9 +1430,25 @@ fn list_content_offset(body: &str) -> Option<usize> {
     Some(indent + marker_end + spaces)
 }
 
+/// A display-math line: `$$ … $$`.
+fn is_display_math(trimmed: &str) -> bool {
+    trimmed.len() > 4 && trimmed.starts_with("$$") && trimmed.ends_with("$$")
+}
+
+/// A line that opens with a citation marker (`[3] …`), as reference entries do.
+fn starts_with_citation(trimmed: &str) -> bool {
+    let Some(rest) = trimmed.strip_prefix('[') else {
+        return false;
+    };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && rest[digits..].starts_with(']')
+}
+
 /// `---`, `***`, `___` (possibly spaced) and setext `===` underlines.
 fn is_rule(trimmed: &str) -> bool {
-    let Some(first) = trimmed.chars().next() else { return false };
+    let Some(first) = trimmed.chars().next() else {
+        return false;
+    };
     if !matches!(first, '-' | '*' | '_' | '=') {
         return false;
     }
@@ -1091,14 +1461,19 @@ fn is_table_row(trimmed: &str) -> bool {
     trimmed.starts_with('|')
         || (trimmed.contains('|')
             && trimmed.contains('-')
-            && trimmed.chars().all(|c| matches!(c, '|' | '-' | ':' | ' ' | '\t')))
+            && trimmed
+                .chars()
+                .all(|c| matches!(c, '|' | '-' | ':' | ' ' | '\t')))
 }
 
 /// `# Heading` … `###### Heading`.
 fn is_atx_heading(trimmed: &str) -> bool {
     let hashes = trimmed.bytes().take_while(|&b| b == b'#').count();
     (1..=6).contains(&hashes)
-        && trimmed[hashes..].chars().next().is_none_or(char::is_whitespace)
+        && trimmed[hashes..]
+            .chars()
+            .next()
+            .map_or(true, char::is_whitespace)
 }
 
 /// A line that is only bold or italic text (`**Summary**`, `__Key points:__`, `*Note*:`)
@@ -1110,14 +1485,18 @@ fn is_emphasis_only(s: &str) -> bool {
         return false;
     }
     let (open, rest) = s.split_at(marks);
-    let Some(inner) = rest.strip_suffix(open) else { return false };
+    let Some(inner) = rest.strip_suffix(open) else {
+        return false;
+    };
     let inner = inner.trim_end_matches([':', '：']).trim();
     !inner.is_empty() && !inner.contains(open) && !ends_with_terminator(inner)
 }
 
 /// A short line without terminal punctuation that ends with a colon or is in Title Case.
 fn is_label(s: &str) -> bool {
-    if ends_with_terminator(s) || label_words(s) > MAX_LABEL_WORDS {
+    // A label of MAX_LABEL_WORDS words is never longer than this many bytes in practice.
+    if s.len() > MAX_LABEL_WORDS * 24 || ends_with_terminator(s) || label_words(s) > MAX_LABEL_WORDS
+    {
         return false;
     }
     s.ends_with([':', '：']) || is_title_case(s)
@@ -1145,7 +1524,9 @@ fn is_title_case(s: &str) -> bool {
     let mut cased = 0;
     for (index, raw) in s.split_whitespace().enumerate() {
         let word = raw.trim_matches(|c: char| !c.is_alphanumeric());
-        let Some(first) = word.chars().next() else { continue };
+        let Some(first) = word.chars().next() else {
+            continue;
+        };
         if first.is_uppercase() {
             cased += 1;
         } else if first.is_lowercase() {
@@ -1163,7 +1544,10 @@ fn is_title_case(s: &str) -> bool {
 fn word_before(text: &str, dot: usize) -> &str {
     let bytes = text.as_bytes();
     let mut start = dot;
-    while start > 0 && dot - start < 12 && (bytes[start - 1].is_ascii_alphabetic() || bytes[start - 1] == b'.') {
+    while start > 0
+        && dot - start < 12
+        && (bytes[start - 1].is_ascii_alphabetic() || bytes[start - 1] == b'.')
+    {
         start -= 1;
     }
     if start > 0 && bytes[start - 1].is_ascii_digit() {
@@ -1194,26 +1578,40 @@ fn skip_spaces(text: &str, at: usize, limit: usize) -> usize {
 
 /// The sentence without leading emphasis, quotes and heading marks, for prefix rules.
 fn lead_text(s: &str) -> &str {
-    s.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '*' | '_' | '#' | '>' | '"' | '“' | '\'' | '「' | '('))
+    s.trim_start_matches(|c: char| {
+        c.is_whitespace() || matches!(c, '*' | '_' | '#' | '>' | '"' | '“' | '\'' | '「' | '(')
+    })
 }
 
 /// Whether `s` starts with one of the phrases (ASCII case-insensitive, `’` read as `'`),
 /// ending at a word boundary when the phrase ends with a letter.
 fn starts_with_any(s: &str, phrases: &[&str]) -> bool {
-    phrases.iter().any(|p| starts_with_phrase(s, p))
+    let Some(first) = s.as_bytes().first().map(u8::to_ascii_lowercase) else {
+        return false;
+    };
+    phrases
+        .iter()
+        .any(|p| p.as_bytes().first() == Some(&first) && starts_with_phrase(s, p))
 }
 
 fn starts_with_phrase(s: &str, phrase: &str) -> bool {
     let mut rest = s.chars();
     for p in phrase.chars() {
         let Some(c) = rest.next() else { return false };
-        let c = if c == '’' { '\'' } else { c.to_ascii_lowercase() };
+        let c = if c == '’' {
+            '\''
+        } else {
+            c.to_ascii_lowercase()
+        };
         if c != p {
             return false;
         }
     }
-    let needs_boundary = phrase.chars().next_back().is_some_and(|c| c.is_ascii_alphanumeric());
-    !needs_boundary || rest.next().is_none_or(|c| !c.is_alphanumeric())
+    let needs_boundary = phrase
+        .chars()
+        .next_back()
+        .is_some_and(|c| c.is_ascii_alphanumeric());
+    !needs_boundary || !rest.next().is_some_and(char::is_alphanumeric)
 }
 
 fn contains_ignore_case(list: &[&str], word: &str) -> bool {
@@ -1381,7 +1779,8 @@ fn classify_figure(s: &str, a: usize, e: usize, first: usize) -> Option<ClaimSig
     if let Some(signal) = cjk_date_after(tok, rest) {
         return Some(signal);
     }
-    if is_date_shape(tok) || (is_decade(tok) && (rest.starts_with("'s") || rest.starts_with("’s"))) {
+    if is_date_shape(tok) || (is_decade(tok) && (rest.starts_with("'s") || rest.starts_with("’s")))
+    {
         return Some(ClaimSignal::Date);
     }
     if decade_apostrophe(s, a, tok) || month_adjacent(s, a, e) {
@@ -1394,7 +1793,7 @@ fn classify_figure(s: &str, a: usize, e: usize, first: usize) -> Option<ClaimSig
 fn is_list_number(b: &[u8], tok: &str, e: usize) -> bool {
     tok.bytes().all(|c| c.is_ascii_digit())
         && matches!(b.get(e), Some(b'.' | b')'))
-        && b.get(e + 1).is_none_or(|c| c.is_ascii_whitespace())
+        && b.get(e + 1).map_or(true, u8::is_ascii_whitespace)
 }
 
 /// A figure glued to letters before it: versions, identifiers, quarters, fiscal years,
@@ -1421,7 +1820,10 @@ fn suffix_signal(s: &str, a: usize, tok: &str, suffix: &str, rest: &str) -> Opti
     if !contains_ignore_case(UNIT_SUFFIXES, suffix) {
         return None;
     }
-    if matches!(suffix.to_ascii_lowercase().as_str(), "st" | "nd" | "rd" | "th") {
+    if matches!(
+        suffix.to_ascii_lowercase().as_str(),
+        "st" | "nd" | "rd" | "th"
+    ) {
         let next = rest.trim_start();
         if starts_with_phrase(next, "century") || starts_with_phrase(next, "centuries") {
             return Some(ClaimSignal::Date);
@@ -1455,7 +1857,11 @@ fn ascii_letters_at(s: &str, e: usize) -> &str {
 fn currency_before(s: &str, a: usize) -> bool {
     let head = &s[..a];
     let head = head.strip_suffix(' ').unwrap_or(head);
-    if head.chars().next_back().is_some_and(|c| CURRENCY_SYMBOLS.contains(&c)) {
+    if head
+        .chars()
+        .next_back()
+        .is_some_and(|c| CURRENCY_SYMBOLS.contains(&c))
+    {
         return true;
     }
     let word = ascii_letters_before(head, head.len());
@@ -1463,7 +1869,8 @@ fn currency_before(s: &str, a: usize) -> bool {
 }
 
 fn strip_one_space(s: &str) -> &str {
-    s.strip_prefix([' ', '\u{a0}', '\u{202f}', '\u{2009}']).unwrap_or(s)
+    s.strip_prefix([' ', '\u{a0}', '\u{202f}', '\u{2009}'])
+        .unwrap_or(s)
 }
 
 fn percent_after(rest: &str) -> bool {
@@ -1491,7 +1898,11 @@ fn cjk_date_after(tok: &str, rest: &str) -> Option<ClaimSignal> {
         return Some(ClaimSignal::Date);
     }
     if rest.starts_with('年') {
-        return Some(if is_year(tok) { ClaimSignal::Date } else { ClaimSignal::Number });
+        return Some(if is_year(tok) {
+            ClaimSignal::Date
+        } else {
+            ClaimSignal::Number
+        });
     }
     if rest.starts_with('月') && value.is_some_and(|v| (1..=12).contains(&v)) {
         return Some(ClaimSignal::Date);
@@ -1510,7 +1921,8 @@ fn is_year(tok: &str) -> bool {
 
 /// `1990`-style decade starts and two-digit `90`.
 fn is_decade(tok: &str) -> bool {
-    tok.ends_with('0') && (is_year(tok) || (tok.len() == 2 && tok.bytes().all(|c| c.is_ascii_digit())))
+    tok.ends_with('0')
+        && (is_year(tok) || (tok.len() == 2 && tok.bytes().all(|c| c.is_ascii_digit())))
 }
 
 /// `'90s`.
@@ -1552,7 +1964,8 @@ fn month_adjacent(s: &str, a: usize, e: usize) -> bool {
 }
 
 fn is_month(word: &str) -> bool {
-    word.chars().next().is_some_and(|c| c.is_ascii_uppercase()) && contains_ignore_case(MONTHS, word)
+    word.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && contains_ignore_case(MONTHS, word)
 }
 
 /// Applies the word rules (superlatives, magnitudes, CJK words).
@@ -1575,6 +1988,10 @@ fn word_signal(s: &str, a: usize, e: usize) -> Option<ClaimSignal> {
     let mut buf = [0u8; 32];
     let key = normalize_key(word, &mut buf)?;
     if MAGNITUDE_WORDS.contains(&key) {
+        // "5 million" is one figure, classified by the figure scanner.
+        if s[..a].trim_end().ends_with(|c: char| c.is_ascii_digit()) {
+            return None;
+        }
         return Some(if money_after(&s[e..]) {
             ClaimSignal::Money
         } else {
@@ -1615,7 +2032,9 @@ fn superlative_excepted(s: &str, key: &str, a: usize, e: usize) -> bool {
             let head = &s[..a];
             let before_ok = match *before {
                 "" => true,
-                "^" => head.trim_matches(|c: char| c.is_whitespace() || c == '*' || c == '_').is_empty(),
+                "^" => head
+                    .trim_matches(|c: char| c.is_whitespace() || c == '*' || c == '_')
+                    .is_empty(),
                 b => ends_with_ignore_case(head, b),
             };
             before_ok && starts_with_ignore_case(&s[e..], after)
@@ -1629,7 +2048,9 @@ fn ends_with_ignore_case(s: &str, suffix: &str) -> bool {
 }
 
 fn starts_with_ignore_case(s: &str, prefix: &str) -> bool {
-    s.len() >= prefix.len() && s.is_char_boundary(prefix.len()) && s[..prefix.len()].eq_ignore_ascii_case(prefix)
+    s.len() >= prefix.len()
+        && s.is_char_boundary(prefix.len())
+        && s[..prefix.len()].eq_ignore_ascii_case(prefix)
 }
 
 fn cjk_word_signal(s: &str, word: &str, e: usize) -> Option<ClaimSignal> {
@@ -1656,7 +2077,9 @@ fn scan_quotations(s: &str, found: &mut SignalSet) {
         };
         i += c.len_utf8();
         let Some(close) = close else { continue };
-        let Some(len) = s[i..].find(close) else { continue };
+        let Some(len) = s[i..].find(close) else {
+            continue;
+        };
         if long_quotation(&s[i..i + len]) {
             found.add(ClaimSignal::Quotation);
             return;
@@ -1685,7 +2108,9 @@ mod tests {
 
     fn markers(text: &str) -> Vec<Span> {
         let re = Regex::new(r"\[\d+(?:,\s*\d+)*\]|https?://[^\s)\]]*[^\s)\].,;:!?]").unwrap();
-        re.find_iter(text).map(|m| Span::new(m.start(), m.end())).collect()
+        re.find_iter(text)
+            .map(|m| Span::new(m.start(), m.end()))
+            .collect()
     }
 
     fn split_marked(text: &str) -> Vec<&str> {
@@ -1705,74 +2130,107 @@ mod tests {
     fn splits_plain_sentences() {
         assert_eq!(
             split("The sky is blue today. Grass is usually green! Water is wet in most places."),
-            vec!["The sky is blue today.", "Grass is usually green!", "Water is wet in most places."]
+            vec![
+                "The sky is blue today.",
+                "Grass is usually green!",
+                "Water is wet in most places."
+            ]
         );
     }
 
     #[test]
     fn abbreviations_do_not_split() {
         let t = "Many fruits, e.g. apples and pears, are sweet. Dr. Smith met Mr. Jones at St. Mary's hospital.";
-        assert_eq!(split(t), vec![
-            "Many fruits, e.g. apples and pears, are sweet.",
-            "Dr. Smith met Mr. Jones at St. Mary's hospital."
-        ]);
-        let t = "Apple Inc. announced results vs. last year, i.e. better ones. See Fig. 3 for details.";
-        assert_eq!(split(t), vec![
-            "Apple Inc. announced results vs. last year, i.e. better ones.",
-            "See Fig. 3 for details."
-        ]);
+        assert_eq!(
+            split(t),
+            vec![
+                "Many fruits, e.g. apples and pears, are sweet.",
+                "Dr. Smith met Mr. Jones at St. Mary's hospital."
+            ]
+        );
+        let t =
+            "Apple Inc. announced results vs. last year, i.e. better ones. See Fig. 3 for details.";
+        assert_eq!(
+            split(t),
+            vec![
+                "Apple Inc. announced results vs. last year, i.e. better ones.",
+                "See Fig. 3 for details."
+            ]
+        );
     }
 
     #[test]
     fn etc_ends_a_sentence_only_before_a_new_one() {
         let t = "They sell apples, pears, etc. and other fruit. They sell tools, nails, etc. The shop is big.";
-        assert_eq!(split(t), vec![
-            "They sell apples, pears, etc. and other fruit.",
-            "They sell tools, nails, etc.",
-            "The shop is big."
-        ]);
+        assert_eq!(
+            split(t),
+            vec![
+                "They sell apples, pears, etc. and other fruit.",
+                "They sell tools, nails, etc.",
+                "The shop is big."
+            ]
+        );
     }
 
     #[test]
     fn dotted_acronyms_and_initials() {
-        let t = "The U.S. Congress passed the bill in May. J. R. R. Tolkien wrote the book in England.";
-        assert_eq!(split(t), vec![
-            "The U.S. Congress passed the bill in May.",
-            "J. R. R. Tolkien wrote the book in England."
-        ]);
+        let t =
+            "The U.S. Congress passed the bill in May. J. R. R. Tolkien wrote the book in England.";
+        assert_eq!(
+            split(t),
+            vec![
+                "The U.S. Congress passed the bill in May.",
+                "J. R. R. Tolkien wrote the book in England."
+            ]
+        );
         let t = "Sales rose sharply in the U.S. The rest of the world lagged behind.";
-        assert_eq!(split(t), vec!["Sales rose sharply in the U.S.", "The rest of the world lagged behind."]);
+        assert_eq!(
+            split(t),
+            vec![
+                "Sales rose sharply in the U.S.",
+                "The rest of the world lagged behind."
+            ]
+        );
     }
 
     #[test]
     fn months_titles_and_numbers_abbreviated() {
         let t = "The law took effect on Jan. 5 last year. Item No. 7 was sold for approx. five dollars.";
-        assert_eq!(split(t), vec![
-            "The law took effect on Jan. 5 last year.",
-            "Item No. 7 was sold for approx. five dollars."
-        ]);
+        assert_eq!(
+            split(t),
+            vec![
+                "The law took effect on Jan. 5 last year.",
+                "Item No. 7 was sold for approx. five dollars."
+            ]
+        );
     }
 
     #[test]
     fn decimals_versions_and_domains_do_not_split() {
         let t = "Pi is about 3.14 in value. The firm raised $1.5 billion last year. Version v2.0.1 runs on Node.js and ASP.NET well. Visit example.com for more details.";
-        assert_eq!(split(t), vec![
-            "Pi is about 3.14 in value.",
-            "The firm raised $1.5 billion last year.",
-            "Version v2.0.1 runs on Node.js and ASP.NET well.",
-            "Visit example.com for more details."
-        ]);
+        assert_eq!(
+            split(t),
+            vec![
+                "Pi is about 3.14 in value.",
+                "The firm raised $1.5 billion last year.",
+                "Version v2.0.1 runs on Node.js and ASP.NET well.",
+                "Visit example.com for more details."
+            ]
+        );
     }
 
     #[test]
     fn ellipsis_inside_does_not_split() {
         let t = "He waited... and waited for the bus. Then it came… finally at noon. It was very late… The driver apologised to everyone.";
-        assert_eq!(split(t), vec![
-            "He waited... and waited for the bus.",
-            "Then it came… finally at noon.",
-            "It was very late…",
-            "The driver apologised to everyone."
-        ]);
+        assert_eq!(
+            split(t),
+            vec![
+                "He waited... and waited for the bus.",
+                "Then it came… finally at noon.",
+                "It was very late…",
+                "The driver apologised to everyone."
+            ]
+        );
     }
 
     #[test]
@@ -1787,34 +2245,74 @@ mod tests {
         );
         assert_eq!(
             split_marked("Foo is 5 in this test [1]. Bar is 6 in that test [2, 3]."),
-            vec!["Foo is 5 in this test [1].", "Bar is 6 in that test [2, 3]."]
+            vec![
+                "Foo is 5 in this test [1].",
+                "Bar is 6 in that test [2, 3]."
+            ]
         );
     }
 
     #[test]
     fn urls_are_never_split() {
         let t = "Read the guide at https://example.com/a.b?c=d. It explains the setup in detail.";
-        assert_eq!(split_marked(t), vec![
-            "Read the guide at https://example.com/a.b?c=d.",
-            "It explains the setup in detail."
-        ]);
+        assert_eq!(
+            split_marked(t),
+            vec![
+                "Read the guide at https://example.com/a.b?c=d.",
+                "It explains the setup in detail."
+            ]
+        );
     }
 
     #[test]
     fn closing_quotes_and_brackets_stay_with_the_sentence() {
         let t = "He said \"the plan will work.\" Then he left the room. (This happened twice in one day.) Nobody was surprised by it.";
-        assert_eq!(split(t), vec![
-            "He said \"the plan will work.\"",
-            "Then he left the room.",
-            "(This happened twice in one day.)",
-            "Nobody was surprised by it."
-        ]);
+        assert_eq!(
+            split(t),
+            vec![
+                "He said \"the plan will work.\"",
+                "Then he left the room.",
+                "(This happened twice in one day.)",
+                "Nobody was surprised by it."
+            ]
+        );
+    }
+
+    #[test]
+    fn quoted_questions_and_parentheticals_do_not_split() {
+        let t = "\"Why teach word roots?\" asks Alana Domingo from the press. The term (waning?) applies to mobile gaming here.";
+        assert_eq!(
+            split(t),
+            vec![
+                "\"Why teach word roots?\" asks Alana Domingo from the press.",
+                "The term (waning?) applies to mobile gaming here."
+            ]
+        );
+    }
+
+    #[test]
+    fn multi_sentence_quotations_close_where_they_end() {
+        let t = "\"The film is about three women in a city. The title reflects their struggle.\" The film is similar to others.";
+        assert_eq!(
+            split(t),
+            vec![
+                "\"The film is about three women in a city.",
+                "The title reflects their struggle.\"",
+                "The film is similar to others."
+            ]
+        );
     }
 
     #[test]
     fn bold_sentences_split_after_emphasis() {
         let t = "**The market grew quickly.** Prices rose across the region.";
-        assert_eq!(split(t), vec!["**The market grew quickly.**", "Prices rose across the region."]);
+        assert_eq!(
+            split(t),
+            vec![
+                "**The market grew quickly.**",
+                "Prices rose across the region."
+            ]
+        );
     }
 
     #[test]
@@ -1822,59 +2320,96 @@ mod tests {
         let t = "中国的经济增长很快。北京是中国的首都城市！这是真的吗？上海是最大的城市。[1][2]";
         let text = t;
         let got = split_marked(text);
-        assert_eq!(got, vec!["中国的经济增长很快。", "北京是中国的首都城市！", "上海是最大的城市。[1][2]"]);
+        assert_eq!(
+            got,
+            vec![
+                "中国的经济增长很快。",
+                "北京是中国的首都城市！",
+                "上海是最大的城市。[1][2]"
+            ]
+        );
     }
 
     #[test]
     fn cjk_fragments_are_dropped() {
-        assert_eq!(split("好的。中国人口众多而且分布不均。"), vec!["中国人口众多而且分布不均。"]);
+        assert_eq!(
+            split("好的。中国人口众多而且分布不均。"),
+            vec!["中国人口众多而且分布不均。"]
+        );
     }
 
     #[test]
     fn list_items_start_new_sentences_and_lose_bullets() {
         let t = "The options are these:\n- Apples grow on trees in orchards\n* Pears are often sweeter than apples\n• Plums ripen late in the summer\n1. Cherries are small and red\n2) Grapes grow on vines in rows";
-        assert_eq!(split(t), vec![
-            "Apples grow on trees in orchards",
-            "Pears are often sweeter than apples",
-            "Plums ripen late in the summer",
-            "Cherries are small and red",
-            "Grapes grow on vines in rows"
-        ]);
+        assert_eq!(
+            split(t),
+            vec![
+                "Apples grow on trees in orchards",
+                "Pears are often sweeter than apples",
+                "Plums ripen late in the summer",
+                "Cherries are small and red",
+                "Grapes grow on vines in rows"
+            ]
+        );
     }
 
     #[test]
     fn blank_line_ends_a_sentence() {
         let t = "This paragraph has no final stop\n\nThis one starts a new sentence";
-        assert_eq!(split(t), vec!["This paragraph has no final stop", "This one starts a new sentence"]);
+        assert_eq!(
+            split(t),
+            vec![
+                "This paragraph has no final stop",
+                "This one starts a new sentence"
+            ]
+        );
     }
 
     #[test]
     fn wrapped_lines_join() {
         let t = "This sentence is wrapped\nacross two lines of text. Next one is here.";
-        assert_eq!(split(t), vec!["This sentence is wrapped\nacross two lines of text.", "Next one is here."]);
+        assert_eq!(
+            split(t),
+            vec![
+                "This sentence is wrapped\nacross two lines of text.",
+                "Next one is here."
+            ]
+        );
     }
 
     #[test]
     fn headings_are_not_claims() {
         let t = "# Market Overview\n## The Largest Firms In 2023\nThe market grew 5% last year.\n**Summary**\nSales rose in every single region.\n__Key points__\nKey Findings And Results\nProfits fell in the third quarter.\nWhat we learned:\nCosts rose faster than expected.";
-        assert_eq!(split(t), vec![
-            "The market grew 5% last year.",
-            "Sales rose in every single region.",
-            "Profits fell in the third quarter.",
-            "Costs rose faster than expected."
-        ]);
+        assert_eq!(
+            split(t),
+            vec![
+                "The market grew 5% last year.",
+                "Sales rose in every single region.",
+                "Profits fell in the third quarter.",
+                "Costs rose faster than expected."
+            ]
+        );
     }
 
     #[test]
     fn setext_rules_and_tables_are_skipped() {
         let t = "Market Report Title\n===================\n\nThe market grew a lot in 2020.\n\n---\n\n| Year | Sales figure here |\n|------|-------|\n| 2020 | 5 |\n\nPrices fell sharply in 2021.";
-        assert_eq!(split(t), vec!["The market grew a lot in 2020.", "Prices fell sharply in 2021."]);
+        assert_eq!(
+            split(t),
+            vec![
+                "The market grew a lot in 2020.",
+                "Prices fell sharply in 2021."
+            ]
+        );
     }
 
     #[test]
     fn bold_list_label_is_skipped_but_bold_lead_in_is_kept() {
         let t = "- **Benefits**\n- **Cost:** The plan costs less than the old one.";
-        assert_eq!(split(t), vec!["**Cost:** The plan costs less than the old one."]);
+        assert_eq!(
+            split(t),
+            vec!["**Cost:** The plan costs less than the old one."]
+        );
     }
 
     #[test]
@@ -1892,10 +2427,13 @@ mod tests {
     #[test]
     fn conclusions_without_figures_are_dropped() {
         let t = "In conclusion, the policy has broad effects on people. In summary, revenue grew 12% over the decade. To summarize, it matters a great deal. Overall, the results were mixed for everyone. Overall costs rose steadily over time.";
-        assert_eq!(split(t), vec![
-            "In summary, revenue grew 12% over the decade.",
-            "Overall costs rose steadily over time."
-        ]);
+        assert_eq!(
+            split(t),
+            vec![
+                "In summary, revenue grew 12% over the decade.",
+                "Overall costs rose steadily over time."
+            ]
+        );
     }
 
     #[test]
@@ -1907,12 +2445,18 @@ mod tests {
     #[test]
     fn questions_are_dropped() {
         let t = "Why does this happen so often? Because the pipes are old. Is it safe to drink? [2] The water is tested daily.";
-        assert_eq!(split_marked(t), vec!["Because the pipes are old.", "The water is tested daily."]);
+        assert_eq!(
+            split_marked(t),
+            vec!["Because the pipes are old.", "The water is tested daily."]
+        );
     }
 
     #[test]
     fn short_fragments_are_dropped() {
-        assert_eq!(split("Yes. It works. This one has enough words."), vec!["This one has enough words."]);
+        assert_eq!(
+            split("Yes. It works. This one has enough words."),
+            vec!["This one has enough words."]
+        );
     }
 
     #[test]
@@ -1922,7 +2466,10 @@ mod tests {
         let b = t.rfind('`').unwrap() + 1;
         let got = split_claims(t, &[], &[Span::new(a, b)]);
         let texts: Vec<&str> = got.iter().map(|s| &t[s.start..s.end]).collect();
-        assert_eq!(texts, vec!["Install the tool first now", "and then run it twice today."]);
+        assert_eq!(
+            texts,
+            vec!["Install the tool first now", "and then run it twice today."]
+        );
         assert!(got.iter().all(|s| !s.overlaps(&Span::new(a, b))));
     }
 
@@ -1933,13 +2480,23 @@ mod tests {
         let b = t.rfind("```").unwrap() + 3;
         let got = split_claims(t, &[], &[Span::new(a, b)]);
         let texts: Vec<&str> = got.iter().map(|s| &t[s.start..s.end]).collect();
-        assert_eq!(texts, vec!["Run the following command now.", "The output lists all the files."]);
+        assert_eq!(
+            texts,
+            vec![
+                "Run the following command now.",
+                "The output lists all the files."
+            ]
+        );
     }
 
     #[test]
     fn invalid_spans_are_repaired() {
         let t = "Héllo wörld is a phrase. Ünïcode text is handled well here.";
-        let got = split_claims(t, &[Span::new(50, 2), Span::new(2, 3), Span::new(1000, 2000)], &[Span::new(2, 1)]);
+        let got = split_claims(
+            t,
+            &[Span::new(50, 2), Span::new(2, 3), Span::new(1000, 2000)],
+            &[Span::new(2, 1)],
+        );
         for s in &got {
             assert!(t.is_char_boundary(s.start) && t.is_char_boundary(s.end));
         }
@@ -1947,7 +2504,14 @@ mod tests {
 
     #[test]
     fn signal_percentage() {
-        for s in ["Growth was 45% last quarter", "Growth was 45 % overall", "It rose 4.5 percent", "It rose 3 per cent", "增长了百分之五", "增长了５％"] {
+        for s in [
+            "Growth was 45% last quarter",
+            "Growth was 45 % overall",
+            "It rose 4.5 percent",
+            "It rose 3 per cent",
+            "增长了百分之五",
+            "增长了５％",
+        ] {
             assert!(signals(s).contains(&Percentage), "{s}");
         }
         assert_eq!(signals("Growth was 45% this week"), vec![Percentage]);
@@ -1955,7 +2519,21 @@ mod tests {
 
     #[test]
     fn signal_money() {
-        for s in ["It cost $5 to make", "Revenue hit €3.2bn", "Price is £40 now", "It costs ¥500", "Paid ₹20 each", "USD 5 per unit", "Price is 5 EUR", "It cost 5 million dollars", "millions of dollars were lost", "投资了3万元", "收入2亿元", "价值10美元", "Fees reached $5B"] {
+        for s in [
+            "It cost $5 to make",
+            "Revenue hit €3.2bn",
+            "Price is £40 now",
+            "It costs ¥500",
+            "Paid ₹20 each",
+            "USD 5 per unit",
+            "Price is 5 EUR",
+            "It cost 5 million dollars",
+            "millions of dollars were lost",
+            "投资了3万元",
+            "收入2亿元",
+            "价值10美元",
+            "Fees reached $5B",
+        ] {
             assert!(signals(s).contains(&Money), "{s}");
         }
         assert!(!signals("It cost $5 to make").contains(&Number));
@@ -1963,7 +2541,19 @@ mod tests {
 
     #[test]
     fn signal_date() {
-        for s in ["It was founded in 1998", "On March 3, 2021 it opened", "Open from 3 March onwards", "Released 2021-03-03", "Results for Q3 2023", "2023年的数据", "3月的销量", "Popular in the 1990s", "Built in the 19th century", "Started mid-2023 only", "Released on 3/3/2021"] {
+        for s in [
+            "It was founded in 1998",
+            "On March 3, 2021 it opened",
+            "Open from 3 March onwards",
+            "Released 2021-03-03",
+            "Results for Q3 2023",
+            "2023年的数据",
+            "3月的销量",
+            "Popular in the 1990s",
+            "Built in the 19th century",
+            "Started mid-2023 only",
+            "Released on 3/3/2021",
+        ] {
             assert!(signals(s).contains(&Date), "{s}");
         }
         assert_eq!(signals("It was founded in 1998"), vec![Date]);
@@ -1972,23 +2562,53 @@ mod tests {
 
     #[test]
     fn signal_number() {
-        for s in ["There are 12 members", "About 1,234 people came", "It weighs 5kg in total", "A 10x improvement", "Python 3 is common", "第1级是统治阶层", "过去20年增长很快"] {
+        for s in [
+            "There are 12 members",
+            "About 1,234 people came",
+            "It weighs 5kg in total",
+            "A 10x improvement",
+            "Python 3 is common",
+            "第1级是统治阶层",
+            "过去20年增长很快",
+        ] {
             assert!(signals(s).contains(&Number), "{s}");
         }
     }
 
     #[test]
     fn spelled_magnitudes_are_numbers() {
-        for s in ["Three million people live there", "Thousands of people came", "Sales doubled", "Half of them left", "It is twice as fast", "人口达到十四亿", "有五万人参加"] {
+        for s in [
+            "Three million people live there",
+            "Thousands of people came",
+            "Sales doubled",
+            "Half of them left",
+            "It is twice as fast",
+            "人口达到十四亿",
+            "有五万人参加",
+        ] {
             assert!(signals(s).contains(&Number), "{s}");
         }
     }
 
     #[test]
     fn number_exclusions() {
-        for s in ["1. Apples are good", "Upgrade to v2 now", "Release v2.0.1 is out", "HTTP/2 is faster", "GPT-4 is a model", "COVID-19 spread widely", "Water is H2O", "The 4IR changes work", "It renders in 3D", "Version 2.0.1 is out"] {
+        for s in [
+            "1. Apples are good",
+            "Upgrade to v2 now",
+            "Release v2.0.1 is out",
+            "HTTP/2 is faster",
+            "GPT-4 is a model",
+            "COVID-19 spread widely",
+            "Water is H2O",
+            "The 4IR changes work",
+            "It renders in 3D",
+            "Version 2.0.1 is out",
+        ] {
             let got = signals(s);
-            assert!(!got.contains(&Number) && !got.contains(&Date), "{s}: {got:?}");
+            assert!(
+                !got.contains(&Number) && !got.contains(&Date),
+                "{s}: {got:?}"
+            );
         }
         assert!(signals("It grew a lot   ").is_empty());
         assert!(signals("It grew a lot [1] and [2, 3]").is_empty());
@@ -2006,14 +2626,48 @@ mod tests {
 
     #[test]
     fn signal_superlative() {
-        for s in ["It is the largest city", "The best result so far", "She was the first woman", "The only option left", "A record high", "The #1 brand", "It is number one", "The leading cause of death", "The top seller", "The wealthiest family", "这是最大的城市", "排名第一", "首个登月的人", "唯一的选择"] {
+        for s in [
+            "It is the largest city",
+            "The best result so far",
+            "She was the first woman",
+            "The only option left",
+            "A record high",
+            "The #1 brand",
+            "It is number one",
+            "The leading cause of death",
+            "The top seller",
+            "The wealthiest family",
+            "这是最大的城市",
+            "排名第一",
+            "首个登月的人",
+            "唯一的选择",
+        ] {
             assert!(signals(s).contains(&Superlative), "{s}");
         }
     }
 
     #[test]
     fn superlative_exclusions() {
-        for s in ["It keeps the interest low", "A test of the rest", "The forest is quiet", "I suggest a request", "The latest version", "It is not only cheap", "This is leading to problems", "Use best practices", "It will most likely rain", "At first it was hard", "First, open the box", "We need to record data", "On top of that it rains", "最后我们回家了", "最新的版本", "最近很忙"] {
+        for s in [
+            "It keeps the interest low",
+            "A test of the rest",
+            "The forest is quiet",
+            "I suggest a request",
+            "The latest version",
+            "It is not only cheap",
+            "This is leading to problems",
+            "Use best practices",
+            "It will most likely rain",
+            "At first it was hard",
+            "First, open the box",
+            "We need to record data",
+            "Record the date in the log",
+            "First-line treatment works",
+            "On top of that it rains",
+            "最后我们回家了",
+            "最新的版本",
+            "最近很忙",
+        ] {
             assert!(!signals(s).contains(&Superlative), "{s}");
         }
     }
@@ -2021,7 +2675,10 @@ mod tests {
     #[test]
     fn signals_are_sorted_and_unique() {
         let got = signals("In 2020 the largest firm earned $5 billion, 12% more, and \"we are very happy\" said 3 people, 5 of them.");
-        assert_eq!(got, vec![Number, Date, Percentage, Money, Quotation, Superlative]);
+        assert_eq!(
+            got,
+            vec![Number, Date, Percentage, Money, Quotation, Superlative]
+        );
         assert!(signals("The cat sat on the mat").is_empty());
     }
 
@@ -2034,10 +2691,61 @@ mod tests {
     #[test]
     fn random_input_never_panics() {
         let pieces = [
-            "a", "Foo", " ", "  ", "\n", "\n\n", ".", "!", "?", "…", "。", "！", "？", "[1]", "e.g.", "U.S.",
-            "中国", "日本語", "한국어", "é", "👍🏽", "\u{0301}", "- ", "* ", "1. ", "# ", "**", "\"", "“", "”",
-            "「", "」", "$", "5", "2023", "%", "年", "最", "|", "---", "\r\n", "\t", ":", "：", "https://x.y/z.",
-            "\u{a0}", "\u{3000}", "(", ")", "Mr.", "...", "'", "’", "`", ">",
+            "a",
+            "Foo",
+            " ",
+            "  ",
+            "\n",
+            "\n\n",
+            ".",
+            "!",
+            "?",
+            "…",
+            "。",
+            "！",
+            "？",
+            "[1]",
+            "e.g.",
+            "U.S.",
+            "中国",
+            "日本語",
+            "한국어",
+            "é",
+            "👍🏽",
+            "\u{0301}",
+            "- ",
+            "* ",
+            "1. ",
+            "# ",
+            "**",
+            "\"",
+            "“",
+            "”",
+            "「",
+            "」",
+            "$",
+            "5",
+            "2023",
+            "%",
+            "年",
+            "最",
+            "|",
+            "---",
+            "\r\n",
+            "\t",
+            ":",
+            "：",
+            "https://x.y/z.",
+            "\u{a0}",
+            "\u{3000}",
+            "(",
+            ")",
+            "Mr.",
+            "...",
+            "'",
+            "’",
+            "`",
+            ">",
         ];
         let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
         let mut next = move || {
@@ -2052,8 +2760,12 @@ mod tests {
             for _ in 0..n {
                 text.push_str(pieces[(next() % pieces.len() as u64) as usize]);
             }
-            let bounds: Vec<usize> = (0..=text.len()).filter(|&i| text.is_char_boundary(i)).collect();
-            let mut cuts: Vec<usize> = (0..(next() % 8)).map(|_| bounds[(next() % bounds.len() as u64) as usize]).collect();
+            let bounds: Vec<usize> = (0..=text.len())
+                .filter(|&i| text.is_char_boundary(i))
+                .collect();
+            let mut cuts: Vec<usize> = (0..(next() % 8))
+                .map(|_| bounds[(next() % bounds.len() as u64) as usize])
+                .collect();
             cuts.sort_unstable();
             cuts.dedup();
             let mut opaque = Vec::new();
@@ -2073,7 +2785,10 @@ mod tests {
                 assert!(s.start < s.end && s.end <= text.len(), "{text:?} {s:?}");
                 assert!(s.start >= prev_end, "{text:?} {got:?}");
                 assert!(text.is_char_boundary(s.start) && text.is_char_boundary(s.end));
-                assert!(excluded.iter().all(|e| !e.overlaps(s)), "{text:?} {s:?} {excluded:?}");
+                assert!(
+                    excluded.iter().all(|e| !e.overlaps(s)),
+                    "{text:?} {s:?} {excluded:?}"
+                );
                 prev_end = s.end;
                 let sig = claim_signals(&text[s.start..s.end]);
                 assert!(sig.windows(2).all(|w| w[0] < w[1]));

@@ -67,7 +67,11 @@ pub enum FormatHint {
 }
 
 /// Reads `bytes` as an answer, enforcing `max_bytes`.
-pub fn parse_answer(bytes: &[u8], hint: FormatHint, max_bytes: usize) -> Result<Answer, InputError> {
+pub fn parse_answer(
+    bytes: &[u8],
+    hint: FormatHint,
+    max_bytes: usize,
+) -> Result<Answer, InputError> {
     if bytes.len() > max_bytes {
         return Err(InputError::TooLarge { limit: max_bytes });
     }
@@ -120,7 +124,10 @@ pub fn answer_from_json(value: &Value) -> Result<Answer, InputError> {
                 search_results(object)
             } else if object.contains_key("citations") {
                 research_report(object)
-            } else if object.contains_key("text") || object.contains_key("answer") || object.contains_key("sources") {
+            } else if object.contains_key("text")
+                || object.contains_key("answer")
+                || object.contains_key("sources")
+            {
                 answer_json(object, "$")
             } else {
                 Err(shape_error("$", unknown_shape_message(object)))
@@ -128,7 +135,10 @@ pub fn answer_from_json(value: &Value) -> Result<Answer, InputError> {
         }
         other => Err(shape_error(
             "$",
-            format!("expected an object or an array of agent results, found {}", type_name(other)),
+            format!(
+                "expected an object or an array of agent results, found {}",
+                type_name(other)
+            ),
         )),
     }
 }
@@ -166,7 +176,11 @@ fn answer_json(object: &Map<String, Value>, path: &str) -> Result<Answer, InputE
         None | Some(Value::Null) => String::new(),
         Some(Value::String(s)) => s.clone(),
         Some(other) => {
-            let key = if object.contains_key("text") { "text" } else { "answer" };
+            let key = if object.contains_key("text") {
+                "text"
+            } else {
+                "answer"
+            };
             return Err(expected(&format!("{path}.{key}"), "a string", other));
         }
     };
@@ -187,22 +201,33 @@ fn expected(path: &str, what: &str, found: &Value) -> InputError {
 }
 
 fn array<'v>(value: &'v Value, path: &str) -> Result<&'v Vec<Value>, InputError> {
-    let items = value.as_array().ok_or_else(|| expected(path, "an array", value))?;
+    let items = value
+        .as_array()
+        .ok_or_else(|| expected(path, "an array", value))?;
     if items.len() > MAX_STRUCTURED_SOURCES {
         return Err(shape_error(
             path,
-            format!("{} entries; at most {MAX_STRUCTURED_SOURCES} are read", items.len()),
+            format!(
+                "{} entries; at most {MAX_STRUCTURED_SOURCES} are read",
+                items.len()
+            ),
         ));
     }
     Ok(items)
 }
 
 fn object<'v>(value: &'v Value, path: &str) -> Result<&'v Map<String, Value>, InputError> {
-    value.as_object().ok_or_else(|| expected(path, "an object", value))
+    value
+        .as_object()
+        .ok_or_else(|| expected(path, "an object", value))
 }
 
 /// An optional string field.
-fn opt_string(object: &Map<String, Value>, key: &str, path: &str) -> Result<Option<String>, InputError> {
+fn opt_string(
+    object: &Map<String, Value>,
+    key: &str,
+    path: &str,
+) -> Result<Option<String>, InputError> {
     match object.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -211,7 +236,11 @@ fn opt_string(object: &Map<String, Value>, key: &str, path: &str) -> Result<Opti
 }
 
 /// An optional string field where a number is also fine and written out (ids, dates).
-fn opt_id(object: &Map<String, Value>, key: &str, path: &str) -> Result<Option<String>, InputError> {
+fn opt_id(
+    object: &Map<String, Value>,
+    key: &str,
+    path: &str,
+) -> Result<Option<String>, InputError> {
     match object.get(key) {
         Some(Value::Number(n)) => Ok(Some(n.to_string())),
         _ => opt_string(object, key, path),
@@ -219,46 +248,71 @@ fn opt_id(object: &Map<String, Value>, key: &str, path: &str) -> Result<Option<S
 }
 
 /// An optional non-negative whole number (search positions, citation numbers).
-fn opt_position(object: &Map<String, Value>, key: &str, path: &str) -> Result<Option<u32>, InputError> {
+fn opt_position(
+    object: &Map<String, Value>,
+    key: &str,
+    path: &str,
+) -> Result<Option<u32>, InputError> {
     let field = format!("{path}.{key}");
     match object.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) => match n.as_u64().and_then(|v| u32::try_from(v).ok()) {
             Some(v) => Ok(Some(v)),
             None => match n.as_f64() {
-                Some(f) if f.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&f) => Ok(Some(f as u32)),
-                _ => Err(shape_error(&field, format!("expected a whole number ≥ 0, found {n}"))),
+                Some(f) if f.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&f) => {
+                    Ok(Some(f as u32))
+                }
+                _ => Err(shape_error(
+                    &field,
+                    format!("expected a whole number ≥ 0, found {n}"),
+                )),
             },
         },
-        Some(Value::String(s)) => s
-            .trim()
-            .parse::<u32>()
-            .map(Some)
-            .map_err(|_| shape_error(&field, format!("expected a whole number ≥ 0, found \"{s}\""))),
+        Some(Value::String(s)) => s.trim().parse::<u32>().map(Some).map_err(|_| {
+            shape_error(
+                &field,
+                format!("expected a whole number ≥ 0, found \"{s}\""),
+            )
+        }),
         Some(other) => Err(expected(&field, "a whole number", other)),
     }
 }
 
 /// An optional confidence in 0.0–1.0.
-fn opt_confidence(object: &Map<String, Value>, key: &str, path: &str) -> Result<Option<f64>, InputError> {
+fn opt_confidence(
+    object: &Map<String, Value>,
+    key: &str,
+    path: &str,
+) -> Result<Option<f64>, InputError> {
     let field = format!("{path}.{key}");
     match object.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) => match n.as_f64() {
             Some(v) if (0.0..=1.0).contains(&v) => Ok(Some(v)),
-            _ => Err(shape_error(&field, format!("expected a number from 0 to 1, found {n}"))),
+            _ => Err(shape_error(
+                &field,
+                format!("expected a number from 0 to 1, found {n}"),
+            )),
         },
         Some(other) => Err(expected(&field, "a number from 0 to 1", other)),
     }
 }
 
 /// `[{url?, title, type?, snippet?, date?, position?, confidence?}]`.
-fn structured_sources(value: &Value, path: &str, subagent: Option<&str>) -> Result<Vec<StructuredSource>, InputError> {
+fn structured_sources(
+    value: &Value,
+    path: &str,
+    subagent: Option<&str>,
+) -> Result<Vec<StructuredSource>, InputError> {
     let items = array(value, path)?;
     let mut sources = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let item_path = format!("{path}[{i}]");
-        sources.push(structured_source(object(item, &item_path)?, &item_path, subagent)?);
+        sources.push(structured_source(
+            object(item, &item_path)?,
+            &item_path,
+            subagent,
+        )?);
     }
     Ok(sources)
 }
@@ -273,7 +327,7 @@ fn structured_source(
         None => opt_string(object, "link", path)?,
     };
     let title = opt_string(object, "title", path)?;
-    if url.is_none() && title.as_deref().is_none_or(|t| t.trim().is_empty()) {
+    if url.is_none() && !title.as_deref().is_some_and(|t| !t.trim().is_empty()) {
         return Err(shape_error(path, "a source needs a url or a title"));
     }
     Ok(StructuredSource {
@@ -302,13 +356,19 @@ fn agent_results(items: &[Value]) -> Result<Answer, InputError> {
         let success = match result.get("success") {
             Some(Value::Bool(b)) => *b,
             Some(other) => return Err(expected(&format!("{path}.success"), "a boolean", other)),
-            None => return Err(shape_error(&path, "an agent result needs `success` (true or false)")),
+            None => {
+                return Err(shape_error(
+                    &path,
+                    "an agent result needs `success` (true or false)",
+                ))
+            }
         };
         if !success {
             answer.failed_agent_results += 1;
             continue;
         }
-        let subagent = opt_string(result, "subagent", &path)?.unwrap_or_else(|| format!("agent {}", i + 1));
+        let subagent =
+            opt_string(result, "subagent", &path)?.unwrap_or_else(|| format!("agent {}", i + 1));
         let data_path = format!("{path}.data");
         let data = match result.get("data") {
             None | Some(Value::Null) => continue,
@@ -321,11 +381,15 @@ fn agent_results(items: &[Value]) -> Result<Answer, InputError> {
             }
         }
         if let Some(sources) = data.get("sources") {
-            let found = structured_sources(sources, &format!("{data_path}.sources"), Some(&subagent))?;
+            let found =
+                structured_sources(sources, &format!("{data_path}.sources"), Some(&subagent))?;
             answer.sources.extend(found);
         }
         if answer.sources.len() > MAX_STRUCTURED_SOURCES {
-            return Err(shape_error("$", format!("more than {MAX_STRUCTURED_SOURCES} sources")));
+            return Err(shape_error(
+                "$",
+                format!("more than {MAX_STRUCTURED_SOURCES} sources"),
+            ));
         }
     }
     answer.text = texts.join("\n\n");
@@ -338,7 +402,10 @@ fn agent_results(items: &[Value]) -> Result<Answer, InputError> {
 /// paragraph of the answer text `{text} [n]`, so that a citation without a URL shows
 /// up as a claim whose source cannot be followed.
 fn research_report(object_map: &Map<String, Value>) -> Result<Answer, InputError> {
-    let items = array(object_map.get("citations").unwrap_or(&Value::Null), "$.citations")?;
+    let items = array(
+        object_map.get("citations").unwrap_or(&Value::Null),
+        "$.citations",
+    )?;
     let mut text = String::new();
     if let Some(title) = opt_string(object_map, "title", "$")? {
         text.push_str("# ");
@@ -355,7 +422,10 @@ fn research_report(object_map: &Map<String, Value>) -> Result<Answer, InputError
         let id = opt_id(citation, "id", &path)?;
         let domain = opt_string(citation, "domain", &path)?;
         if url.is_none() && cited_text.trim().is_empty() && id.is_none() {
-            return Err(shape_error(&path, "a citation needs a text, an id or a url"));
+            return Err(shape_error(
+                &path,
+                "a citation needs a text, an id or a url",
+            ));
         }
         // The citation text is what the source is cited for, not its title: a linked
         // citation is titled from its URL and keeps the text as its snippet.
@@ -407,7 +477,10 @@ fn one_line(text: &str) -> String {
 
 /// `{organic: [{title, link, snippet, date?, position}]}`.
 fn search_results(object_map: &Map<String, Value>) -> Result<Answer, InputError> {
-    let items = array(object_map.get("organic").unwrap_or(&Value::Null), "$.organic")?;
+    let items = array(
+        object_map.get("organic").unwrap_or(&Value::Null),
+        "$.organic",
+    )?;
     let mut sources = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let path = format!("$.organic[{i}]");
@@ -477,7 +550,10 @@ mod tests {
 
     #[test]
     fn search_results_shape() {
-        let a = parse(r#"{"organic":[{"title":"A","link":"https://a.com","snippet":"s","position":1}]}"#).unwrap();
+        let a = parse(
+            r#"{"organic":[{"title":"A","link":"https://a.com","snippet":"s","position":1}]}"#,
+        )
+        .unwrap();
         assert_eq!(a.shape, InputShape::SearchResults);
         assert_eq!(a.sources[0].url.as_deref(), Some("https://a.com"));
     }
@@ -490,9 +566,15 @@ mod tests {
             other => panic!("{other:?}"),
         }
         let e = parse(r#"{"text":"a","sources":[{"url":5}]}"#).unwrap_err();
-        assert_eq!(e.to_string(), "$.sources[0].url: expected a string, found a number");
-        let e = parse(r#"{"text":"a","sources":[{"url":"https://a.com","confidence":7}]}"#).unwrap_err();
-        assert!(e.to_string().starts_with("$.sources[0].confidence: expected a number from 0 to 1"));
+        assert_eq!(
+            e.to_string(),
+            "$.sources[0].url: expected a string, found a number"
+        );
+        let e = parse(r#"{"text":"a","sources":[{"url":"https://a.com","confidence":7}]}"#)
+            .unwrap_err();
+        assert!(e
+            .to_string()
+            .starts_with("$.sources[0].confidence: expected a number from 0 to 1"));
         let e = parse(r#"{"foo":1}"#).unwrap_err();
         assert!(e.to_string().contains("unknown shape"), "{e}");
         let e = parse(r#"[{"subagent":"x"}]"#).unwrap_err();
@@ -505,7 +587,10 @@ mod tests {
 
     #[test]
     fn size_and_encoding() {
-        assert_eq!(parse_answer(b"abcdef", FormatHint::Auto, 3), Err(InputError::TooLarge { limit: 3 }));
+        assert_eq!(
+            parse_answer(b"abcdef", FormatHint::Auto, 3),
+            Err(InputError::TooLarge { limit: 3 })
+        );
         assert_eq!(
             parse_answer(b"ab\xffcd", FormatHint::Auto, 100),
             Err(InputError::NotUtf8 { offset: 2 })
@@ -515,6 +600,9 @@ mod tests {
     #[test]
     fn hints_override_detection() {
         assert!(parse_answer(b"{not json", FormatHint::Text, 100).is_ok());
-        assert!(matches!(parse_answer(b"hello", FormatHint::Json, 100), Err(InputError::Json { .. })));
+        assert!(matches!(
+            parse_answer(b"hello", FormatHint::Json, 100),
+            Err(InputError::Json { .. })
+        ));
     }
 }

@@ -13,8 +13,8 @@ pub mod kind;
 pub mod scan;
 
 use crate::model::{
-    Answer, Claim, DanglingCitation, FoundBy, InputShape, KindCounts, Metrics, Source, SourceKind, Span,
-    StructuredSource, Verdict,
+    Answer, Claim, DanglingCitation, FoundBy, InputShape, KindCounts, Metrics, Source, SourceKind,
+    Span, StructuredSource, Verdict,
 };
 use canon::CanonError;
 use kind::KindRules;
@@ -110,7 +110,11 @@ impl<'a> Candidate<'a> {
 }
 
 /// Every mention of a source in the answer, in reading order.
-fn candidates<'a>(answer: &'a Answer, scan: &'a Scan, dangling: &mut Vec<DanglingCitation>) -> Vec<Candidate<'a>> {
+fn candidates<'a>(
+    answer: &'a Answer,
+    scan: &'a Scan,
+    dangling: &mut Vec<DanglingCitation>,
+) -> Vec<Candidate<'a>> {
     let refs = ReferenceIndex::new(&scan.refs, &answer.sources);
     let mut cited_refs = vec![false; scan.refs.len()];
     let mut cited_structured = vec![false; answer.sources.len()];
@@ -143,7 +147,12 @@ fn candidates<'a>(answer: &'a Answer, scan: &'a Scan, dangling: &mut Vec<Danglin
                 }
                 Some(Target::Structured(i)) => {
                     cited_structured[i] = true;
-                    out.push(structured_candidate(answer, i, marker.span.start, Some(marker.span)));
+                    out.push(structured_candidate(
+                        answer,
+                        i,
+                        marker.span.start,
+                        Some(marker.span),
+                    ));
                 }
                 None => dangling.push(DanglingCitation {
                     number,
@@ -164,9 +173,9 @@ fn candidates<'a>(answer: &'a Answer, scan: &'a Scan, dangling: &mut Vec<Danglin
         out.push(c);
     }
     let text_len = answer.text.len();
-    for i in 0..answer.sources.len() {
+    for (i, cited) in cited_structured.into_iter().enumerate() {
         let mut c = structured_candidate(answer, i, text_len + i, None);
-        c.counts = !cited_structured[i];
+        c.counts = !cited;
         out.push(c);
     }
     out.sort_by_key(|c| c.order);
@@ -200,7 +209,12 @@ fn ref_candidate(entry: &RefEntry, at: Span, is_citation: bool) -> Candidate<'_>
     c
 }
 
-fn structured_candidate(answer: &Answer, index: usize, order: usize, citation: Option<Span>) -> Candidate<'_> {
+fn structured_candidate(
+    answer: &Answer,
+    index: usize,
+    order: usize,
+    citation: Option<Span>,
+) -> Candidate<'_> {
     let source = &answer.sources[index];
     let found_by = match answer.shape {
         InputShape::ResearchReport => FoundBy::ResearchReport,
@@ -256,7 +270,11 @@ impl<'a> ReferenceIndex<'a> {
             if let Some(n) = source.position {
                 structured_by_number.entry(n).or_insert(i);
             }
-            if let Some(n) = source.citation_id.as_deref().and_then(|id| id.trim().parse::<u32>().ok()) {
+            if let Some(n) = source
+                .citation_id
+                .as_deref()
+                .and_then(|id| id.trim().parse::<u32>().ok())
+            {
                 structured_by_number.entry(n).or_insert(i);
             }
         }
@@ -279,7 +297,8 @@ impl<'a> ReferenceIndex<'a> {
             return Some(Target::Structured(i));
         }
         let index = usize::try_from(n).ok()?.checked_sub(1)?;
-        (self.structured_positional && index < self.structured_len).then_some(Target::Structured(index))
+        (self.structured_positional && index < self.structured_len)
+            .then_some(Target::Structured(index))
     }
 }
 
@@ -336,7 +355,8 @@ impl<'o> Builder<'o> {
                 }
             }
         }
-        self.citation_targets.sort_unstable_by_key(|(span, index)| (span.start, *index));
+        self.citation_targets
+            .sort_unstable_by_key(|(span, index)| (span.start, *index));
         self.citation_targets.dedup();
     }
 
@@ -383,7 +403,11 @@ impl<'o> Builder<'o> {
                 }
             };
         }
-        let name = candidate.name.map(str::trim).filter(|n| !n.is_empty()).ok_or(())?;
+        let name = candidate
+            .name
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .ok_or(())?;
         let kind = candidate.declared_kind.unwrap_or(SourceKind::Web);
         Ok((SourceKey::Named(kind, name.to_lowercase()), None))
     }
@@ -443,7 +467,11 @@ impl<'o> Builder<'o> {
             }
         }
         if *provisional {
-            if let Some(title) = candidate.title.map(clean_label).filter(|t| is_real_title(t, source)) {
+            if let Some(title) = candidate
+                .title
+                .map(clean_label)
+                .filter(|t| is_real_title(t, source))
+            {
                 source.title = title;
                 *provisional = false;
             }
@@ -455,7 +483,12 @@ impl<'o> Builder<'o> {
 
     fn warn_about_scan(&mut self, scan: &Scan) {
         if !scan.unsupported.is_empty() {
-            let examples: Vec<String> = scan.unsupported.iter().take(3).map(|u| shorten(&u.url, 60)).collect();
+            let examples: Vec<String> = scan
+                .unsupported
+                .iter()
+                .take(3)
+                .map(|u| shorten(&u.url, 60))
+                .collect();
             self.warnings.push(format!(
                 "{} link(s) with a scheme other than http/https were not treated as sources: {}",
                 scan.unsupported.len(),
@@ -477,7 +510,11 @@ impl<'o> Builder<'o> {
         }
         if !redefined.is_empty() {
             redefined.dedup();
-            let numbers: Vec<String> = redefined.iter().take(10).map(|n| format!("[{n}]")).collect();
+            let numbers: Vec<String> = redefined
+                .iter()
+                .take(10)
+                .map(|n| format!("[{n}]"))
+                .collect();
             self.warnings.push(format!(
                 "reference number(s) {} are defined more than once with different links; markers use the first",
                 numbers.join(", ")
@@ -503,10 +540,18 @@ impl<'o> Builder<'o> {
             ));
         }
         if !self.invalid.is_empty() {
-            self.warnings
-                .push(format!("links that are not valid http/https URLs: {}", self.invalid.join(", ")));
+            self.warnings.push(format!(
+                "links that are not valid http/https URLs: {}",
+                self.invalid.join(", ")
+            ));
         }
-        let metrics = metrics(&self.sources, &claims, &self.dangling, answer, self.links_skipped);
+        let metrics = metrics(
+            &self.sources,
+            &claims,
+            &self.dangling,
+            answer,
+            self.links_skipped,
+        );
         Collected {
             sources: self.sources,
             claims,
@@ -541,17 +586,28 @@ fn merge_structured(source: &mut Source, structured: &StructuredSource) {
 /// Whether a cleaned label says more than the URL: not empty, not the URL itself, not
 /// a bare citation number.
 fn is_real_title(title: &str, source: &Source) -> bool {
-    if title.is_empty() || title.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'[' | b']' | b'^')) {
+    if title.is_empty()
+        || title
+            .bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'[' | b']' | b'^'))
+    {
         return false;
     }
-    let url = source.url.as_deref().or(source.canonical_url.as_deref()).unwrap_or_default();
+    let url = source
+        .url
+        .as_deref()
+        .or(source.canonical_url.as_deref())
+        .unwrap_or_default();
     !canon::title_is_just_url(title, url)
 }
 
 /// Collapses whitespace and strips Markdown emphasis around a label.
 fn clean_label(label: &str) -> String {
     let collapsed: String = label.split_whitespace().collect::<Vec<_>>().join(" ");
-    collapsed.trim_matches(|c| matches!(c, '*' | '_' | '`')).trim().to_string()
+    collapsed
+        .trim_matches(|c| matches!(c, '*' | '_' | '`'))
+        .trim()
+        .to_string()
 }
 
 /// At most `max` characters of `s`, with `…` when cut.
@@ -612,7 +668,13 @@ fn blank_spans(sentence: &str, offset: usize, spans: &[Span]) -> String {
     out
 }
 
-fn metrics(sources: &[Source], claims: &[Claim], dangling: &[DanglingCitation], answer: &Answer, links_skipped: usize) -> Metrics {
+fn metrics(
+    sources: &[Source],
+    claims: &[Claim],
+    dangling: &[DanglingCitation],
+    answer: &Answer,
+    links_skipped: usize,
+) -> Metrics {
     let total_references: usize = sources.iter().map(|s| s.references).sum();
     let mut per_kind = KindCounts::default();
     for source in sources {
@@ -641,7 +703,10 @@ mod tests {
     }
 
     fn urls(c: &Collected) -> Vec<&str> {
-        c.sources.iter().filter_map(|s| s.canonical_url.as_deref()).collect()
+        c.sources
+            .iter()
+            .filter_map(|s| s.canonical_url.as_deref())
+            .collect()
     }
 
     #[test]
@@ -657,9 +722,20 @@ mod tests {
     #[test]
     fn markers_resolve_to_the_reference_list() {
         let c = run("Rust is fast [1]. It is safe [1][2].\n\n[1] https://a.com/fast - Fast\n[2] https://b.com/safe - Safe\n[3] https://c.com/unused - Unused\n");
-        assert_eq!(urls(&c), ["https://a.com/fast", "https://b.com/safe", "https://c.com/unused"]);
+        assert_eq!(
+            urls(&c),
+            [
+                "https://a.com/fast",
+                "https://b.com/safe",
+                "https://c.com/unused"
+            ]
+        );
         let refs: Vec<usize> = c.sources.iter().map(|s| s.references).collect();
-        assert_eq!(refs, [2, 1, 1], "markers count; an uncited entry counts once");
+        assert_eq!(
+            refs,
+            [2, 1, 1],
+            "markers count; an uncited entry counts once"
+        );
         assert_eq!(c.sources[0].citation_numbers, [1]);
         assert_eq!(c.sources[0].found_by, [FoundBy::ReferenceList]);
         assert!(c.dangling.is_empty());
@@ -688,8 +764,16 @@ mod tests {
         let answer = Answer {
             text: "The first claim cites two [2]. The second claim cites one [1].".into(),
             sources: vec![
-                StructuredSource { url: Some("https://b.com".into()), position: Some(2), ..Default::default() },
-                StructuredSource { url: Some("https://a.com".into()), position: Some(1), ..Default::default() },
+                StructuredSource {
+                    url: Some("https://b.com".into()),
+                    position: Some(2),
+                    ..Default::default()
+                },
+                StructuredSource {
+                    url: Some("https://a.com".into()),
+                    position: Some(1),
+                    ..Default::default()
+                },
             ],
             shape: InputShape::AnswerJson,
             ..Answer::default()
@@ -701,13 +785,23 @@ mod tests {
         let answer = Answer {
             text: "A [2].".into(),
             sources: vec![
-                StructuredSource { url: Some("https://x.com".into()), ..Default::default() },
-                StructuredSource { url: Some("https://y.com".into()), ..Default::default() },
+                StructuredSource {
+                    url: Some("https://x.com".into()),
+                    ..Default::default()
+                },
+                StructuredSource {
+                    url: Some("https://y.com".into()),
+                    ..Default::default()
+                },
             ],
             ..Answer::default()
         };
         let c = collect(&answer, &CollectOptions::default());
-        assert_eq!(urls(&c), ["https://y.com/", "https://x.com/"], "ids follow reading order");
+        assert_eq!(
+            urls(&c),
+            ["https://y.com/", "https://x.com/"],
+            "ids follow reading order"
+        );
         assert_eq!(c.sources[0].references, 1);
         assert_eq!(c.sources[1].references, 1);
     }
@@ -732,8 +826,20 @@ mod tests {
         };
         let c = collect(&answer, &CollectOptions::default());
         let s = &c.sources[0];
-        assert_eq!(s.kind, SourceKind::Confluence, "the URL says confluence; a declared 'web' does not demote it");
-        assert_eq!((s.title.as_str(), s.snippet.as_deref(), s.position, s.agent_confidence), ("Runbook", Some("snip"), Some(3), Some(0.7)));
+        assert_eq!(
+            s.kind,
+            SourceKind::Confluence,
+            "the URL says confluence; a declared 'web' does not demote it"
+        );
+        assert_eq!(
+            (
+                s.title.as_str(),
+                s.snippet.as_deref(),
+                s.position,
+                s.agent_confidence
+            ),
+            ("Runbook", Some("snip"), Some(3), Some(0.7))
+        );
         assert_eq!(s.agents, ["wiki"]);
         assert_eq!(s.found_by, [FoundBy::AgentResult]);
     }
@@ -757,7 +863,15 @@ mod tests {
         let c = run("Freeze on Friday (via slack: #eng-deploys). Also (via slack: #ENG-deploys).");
         assert_eq!(c.sources.len(), 1);
         let s = &c.sources[0];
-        assert_eq!((s.kind, s.title.as_str(), s.canonical_url.as_deref(), s.references), (SourceKind::Slack, "#eng-deploys", None, 2));
+        assert_eq!(
+            (
+                s.kind,
+                s.title.as_str(),
+                s.canonical_url.as_deref(),
+                s.references
+            ),
+            (SourceKind::Slack, "#eng-deploys", None, 2)
+        );
         assert_eq!(s.verdict.class, crate::model::VerdictClass::NotChecked);
     }
 
@@ -765,7 +879,10 @@ mod tests {
     fn untitled_sources_get_a_readable_title() {
         let c = run("see https://www.example.com/docs/guide/ and [1](https://a.com/x)");
         assert_eq!(c.sources[0].title, "example.com/docs/guide");
-        assert_eq!(c.sources[1].title, "a.com/x", "a bare number is not a title");
+        assert_eq!(
+            c.sources[1].title, "a.com/x",
+            "a bare number is not a title"
+        );
         assert!(c.sources.iter().all(|s| !s.title.is_empty()));
     }
 
@@ -778,17 +895,27 @@ mod tests {
     #[test]
     fn every_verdict_is_not_checked() {
         let c = run("a https://a.com b (via confluence: Page) [x](https://exa mple.com)");
-        assert!(c.sources.iter().all(|s| s.verdict.class == crate::model::VerdictClass::NotChecked));
+        assert!(c
+            .sources
+            .iter()
+            .all(|s| s.verdict.class == crate::model::VerdictClass::NotChecked));
     }
 
     #[test]
     fn source_limit_counts_what_is_left_out() {
         let text: String = (0..20).map(|i| format!("https://a{i}.com ")).collect();
-        let options = CollectOptions { max_sources: 5, ..CollectOptions::default() };
+        let options = CollectOptions {
+            max_sources: 5,
+            ..CollectOptions::default()
+        };
         let c = collect(&Answer::from_text(text), &options);
         assert_eq!(c.sources.len(), 5);
         assert_eq!(c.metrics.links_skipped, 15);
-        assert!(c.warnings.iter().any(|w| w.contains("15 more link(s)")), "{:?}", c.warnings);
+        assert!(
+            c.warnings.iter().any(|w| w.contains("15 more link(s)")),
+            "{:?}",
+            c.warnings
+        );
     }
 
     #[test]
@@ -797,14 +924,21 @@ mod tests {
         let c = run(&text);
         assert!(c.sources.is_empty());
         assert_eq!(c.metrics.links_skipped, 1);
-        assert!(c.warnings.iter().any(|w| w.contains("longer than")), "{:?}", c.warnings);
+        assert!(
+            c.warnings.iter().any(|w| w.contains("longer than")),
+            "{:?}",
+            c.warnings
+        );
     }
 
     #[test]
     fn unsupported_schemes_and_redefinitions_are_warned_about() {
         let c = run("[f](ftp://a.com/x) [1]\n\n[1] https://a.com/1\n[1] https://a.com/2\n");
         assert!(c.warnings.iter().any(|w| w.contains("ftp://a.com/x")));
-        assert!(c.warnings.iter().any(|w| w.contains("[1]") && w.contains("more than once")));
+        assert!(c
+            .warnings
+            .iter()
+            .any(|w| w.contains("[1]") && w.contains("more than once")));
         assert_eq!(c.sources.len(), 2, "both links are still sources");
     }
 

@@ -122,7 +122,7 @@ pub struct Scan {
 impl Scan {
     /// Spans that are not prose: code and reference lines, sorted and non-overlapping.
     pub fn non_prose(&self) -> Vec<Span> {
-        let mut spans: Vec<Span> = self.code.iter().copied().collect();
+        let mut spans: Vec<Span> = self.code.to_vec();
         spans.extend(self.refs.iter().map(|r| r.span));
         merge_spans(spans)
     }
@@ -157,6 +157,9 @@ pub fn merge_spans(mut spans: Vec<Span>) -> Vec<Span> {
 const MAX_LABEL_BYTES: usize = 4 * 1024;
 /// Highest citation number accepted in a marker.
 const MAX_CITATION_NUMBER: u32 = 100_000;
+/// Longest code span looked for, in bytes; a backtick with no closing run within it is
+/// literal text.
+const MAX_CODE_SPAN_BYTES: usize = 64 * 1024;
 /// Widest range `[a-b]` expanded.
 const MAX_MARKER_RANGE: u32 = 100;
 /// Longest marker, in bytes (`[1, 2, 3, …]`).
@@ -169,6 +172,8 @@ pub fn scan(text: &str) -> Scan {
         bytes: text.as_bytes(),
         out: Scan::default(),
         in_reference_section: false,
+        paragraph_end: 0,
+        triggers: Triggers::STALE,
     };
     scanner.run();
     scanner.out
@@ -181,6 +186,10 @@ struct Scanner<'a> {
     /// Set after a "References"/"Sources" heading: `n.` lines there are references even
     /// without a URL separator.
     in_reference_section: bool,
+    /// Where the paragraph the last code span was looked for in ends (a blank line).
+    paragraph_end: usize,
+    /// Where the next bytes that may start a citation form are.
+    triggers: Triggers,
 }
 
 impl<'a> Scanner<'a> {
@@ -201,12 +210,19 @@ impl<'a> Scanner<'a> {
             return self.fenced_block(start, end, fence);
         }
         let content = line.trim_end_matches('\r');
-        if let Some(heading) = heading_text(content) {
-            self.in_reference_section = is_reference_heading(heading);
-        } else if is_reference_heading(content) {
-            self.in_reference_section = true;
+        if content.len() <= MAX_HEADING_BYTES {
+            if let Some(heading) = heading_text(content) {
+                self.in_reference_section = is_reference_heading(heading);
+            } else if is_reference_heading(content) {
+                self.in_reference_section = true;
+            }
         }
-        if let Some(entry) = parse_ref_line(self.text, start, start + content.len(), self.in_reference_section) {
+        if let Some(entry) = parse_ref_line(
+            self.text,
+            start,
+            start + content.len(),
+            self.in_reference_section,
+        ) {
             self.out.refs.push(entry);
             return end + 1;
         }
@@ -237,20 +253,29 @@ impl<'a> Scanner<'a> {
     fn inline(&mut self, start: usize, line_end: usize) -> usize {
         let mut pos = start;
         let mut line_end = line_end;
+        // Where the last construct ended: a URL's scheme may not start before it.
+        let mut consumed = start;
         while pos < line_end {
-            let b = self.bytes[pos];
-            let next = match b {
+            pos = self.triggers.next(self.bytes, pos);
+            if pos >= line_end {
+                break;
+            }
+            let next = match self.bytes[pos] {
                 b'`' => self.code_span(pos),
                 b'<' => self.angle(pos),
                 b'[' => self.bracket(pos),
                 b'!' if self.bytes.get(pos + 1) == Some(&b'[') => self.image(pos),
                 b'(' => self.via_note(pos),
-                b'h' | b'H' | b'w' | b'W' => self.bare_url(pos),
+                b':' => {
+                    scheme_start(self.bytes, pos, consumed).and_then(|start| self.bare_url(start))
+                }
+                b'w' | b'W' if is_www(&self.bytes[pos..]) => self.bare_url(pos),
                 _ => None,
             };
             match next {
                 Some(after) => {
                     pos = after;
+                    consumed = after;
                     if pos > line_end {
                         // A code span ran over line breaks: continue on the line it ends on.
                         line_end = memchr::memchr(b'\n', &self.bytes[pos..])
@@ -258,7 +283,8 @@ impl<'a> Scanner<'a> {
                             .unwrap_or(self.bytes.len());
                     }
                 }
-                None => pos += utf8_len(b),
+                // Every trigger byte is ASCII: one step is one character.
+                None => pos += 1,
             }
         }
         line_end + 1
@@ -269,9 +295,14 @@ impl<'a> Scanner<'a> {
     fn code_span(&mut self, pos: usize) -> Option<usize> {
         let run = self.bytes[pos..].iter().take_while(|&&b| b == b'`').count();
         let body_start = pos + run;
-        let paragraph_end = memchr::memmem::find(&self.bytes[body_start..], b"\n\n")
-            .map(|i| body_start + i)
-            .unwrap_or(self.bytes.len());
+        if body_start >= self.paragraph_end {
+            self.paragraph_end = memchr::memmem::find(&self.bytes[body_start..], b"\n\n")
+                .map(|i| body_start + i)
+                .unwrap_or(self.bytes.len());
+        }
+        let paragraph_end = self
+            .paragraph_end
+            .min(body_start.saturating_add(MAX_CODE_SPAN_BYTES));
         let mut search = body_start;
         while let Some(i) = memchr::memchr(b'`', &self.bytes[search..paragraph_end]) {
             let close = search + i;
@@ -312,7 +343,10 @@ impl<'a> Scanner<'a> {
                 if rest.as_bytes()[label_start + label_len] != b'>' {
                     return None;
                 }
-                (Some(&rest[label_start..label_start + label_len]), label_start + label_len)
+                (
+                    Some(&rest[label_start..label_start + label_len]),
+                    label_start + label_len,
+                )
             }
             _ => return None,
         };
@@ -369,7 +403,10 @@ impl<'a> Scanner<'a> {
         let span = Span::new(start, end);
         if !is_http_scheme(url) {
             if has_scheme(url) && !is_ignored_scheme(url) {
-                self.out.unsupported.push(UnsupportedLink { span, url: url.to_string() });
+                self.out.unsupported.push(UnsupportedLink {
+                    span,
+                    url: url.to_string(),
+                });
             }
             return;
         }
@@ -462,15 +499,65 @@ impl<'a> Scanner<'a> {
     }
 }
 
-/// Byte length of the UTF-8 sequence that starts with `b` (1 for continuation bytes,
-/// which never start a scan step in valid UTF-8).
-fn utf8_len(b: u8) -> usize {
-    match b {
-        0xF0..=0xFF => 4,
-        0xE0..=0xEF => 3,
-        0xC0..=0xDF => 2,
-        _ => 1,
+/// Finds the next byte that may start a citation form — code, links, markers, images,
+/// `(via …)`, the `:` of `http://`, the `w` of `www.` — with SIMD `memchr` searches over
+/// three groups of bytes, each re-run only once the scan has passed its last hit.
+#[derive(Debug, Clone, Copy)]
+struct Triggers {
+    /// Next `` ` ``, `<` or `[`.
+    markup: usize,
+    /// Next `(`, `:` or `!`.
+    punctuation: usize,
+    /// Next `w` or `W`.
+    letter_w: usize,
+}
+
+impl Triggers {
+    /// Triggers that are all stale, so the first query searches.
+    const STALE: Triggers = Triggers {
+        markup: 0,
+        punctuation: 0,
+        letter_w: 0,
+    };
+
+    /// The first position at or after `pos` holding a trigger byte (`usize::MAX` when none).
+    fn next(&mut self, bytes: &[u8], pos: usize) -> usize {
+        let found = |i: Option<usize>| i.map_or(usize::MAX, |i| pos + i);
+        let rest = bytes.get(pos..).unwrap_or_default();
+        if self.markup < pos || (self.markup == 0 && pos == 0) {
+            self.markup = found(memchr::memchr3(b'`', b'<', b'[', rest));
+        }
+        if self.punctuation < pos || (self.punctuation == 0 && pos == 0) {
+            self.punctuation = found(memchr::memchr3(b'(', b':', b'!', rest));
+        }
+        if self.letter_w < pos || (self.letter_w == 0 && pos == 0) {
+            self.letter_w = found(memchr::memchr2(b'w', b'W', rest));
+        }
+        self.markup.min(self.punctuation).min(self.letter_w)
     }
+}
+
+/// When the `:` at `colon` ends an `http` or `https` scheme followed by `//`, where the
+/// scheme starts (not before `floor`).
+fn scheme_start(bytes: &[u8], colon: usize, floor: usize) -> Option<usize> {
+    if bytes.get(colon + 1..colon + 3) != Some(b"//") {
+        return None;
+    }
+    let starts_scheme = |len: usize, scheme: &[u8]| {
+        colon >= floor + len && bytes[colon - len..colon].eq_ignore_ascii_case(scheme)
+    };
+    if starts_scheme(5, b"https") {
+        Some(colon - 5)
+    } else if starts_scheme(4, b"http") {
+        Some(colon - 4)
+    } else {
+        None
+    }
+}
+
+/// Whether `bytes` starts with `www.` in any case.
+fn is_www(bytes: &[u8]) -> bool {
+    bytes.len() > 4 && bytes[..4].eq_ignore_ascii_case(b"www.")
 }
 
 /// The fence character and run length when `line` opens a fenced code block.
@@ -524,6 +611,9 @@ pub fn heading_text(line: &str) -> Option<&str> {
     Some(rest.trim())
 }
 
+/// Longest line looked at as a possible "References" heading.
+const MAX_HEADING_BYTES: usize = 64;
+
 /// Headings that open a reference list, in the languages the corpora use.
 const REFERENCE_HEADINGS: [&str; 14] = [
     "references",
@@ -549,11 +639,19 @@ fn is_reference_heading(line: &str) -> bool {
         .trim()
         .trim_matches(|c: char| matches!(c, '*' | '_' | '#' | ' ' | ':' | '：'))
         .trim();
-    core.len() <= 40 && REFERENCE_HEADINGS.iter().any(|h| core.eq_ignore_ascii_case(h))
+    core.len() <= 40
+        && REFERENCE_HEADINGS
+            .iter()
+            .any(|h| core.eq_ignore_ascii_case(h))
 }
 
 /// Parses a reference-list line or a reference definition spanning `start..end` of `text`.
-fn parse_ref_line(text: &str, start: usize, end: usize, in_reference_section: bool) -> Option<RefEntry> {
+fn parse_ref_line(
+    text: &str,
+    start: usize,
+    end: usize,
+    in_reference_section: bool,
+) -> Option<RefEntry> {
     let line = &text[start..end];
     let body = strip_bullet(line.trim_start());
     let first = *body.as_bytes().first()?;
@@ -578,7 +676,11 @@ fn parse_ref_line(text: &str, start: usize, end: usize, in_reference_section: bo
         if !after.starts_with([' ', '\t']) {
             return None;
         }
-        (RefId::Number(parse_citation_number(&body[..digits])?), after, false)
+        (
+            RefId::Number(parse_citation_number(&body[..digits])?),
+            after,
+            false,
+        )
     } else {
         return None;
     };
@@ -621,7 +723,11 @@ fn definition(span: Span, id: RefId, rest: &str) -> Option<RefEntry> {
     if url.is_empty() || !(is_http_scheme(url) || starts_with_www(url)) {
         return None;
     }
-    let title = clean_title(after.trim().trim_matches(|c| matches!(c, '"' | '\'' | '(' | ')')));
+    let title = clean_title(
+        after
+            .trim()
+            .trim_matches(|c| matches!(c, '"' | '\'' | '(' | ')')),
+    );
     Some(RefEntry {
         span,
         id,
@@ -652,7 +758,11 @@ fn entry_with_link(span: Span, id: RefId, rest: &str, numbered_list: bool) -> Op
     if numbered_list && !looks_like_reference_item(before, after, link.form) {
         return None;
     }
-    let label = link.label.as_deref().map(str::trim).filter(|l| !l.is_empty());
+    let label = link
+        .label
+        .as_deref()
+        .map(str::trim)
+        .filter(|l| !l.is_empty());
     // `Title (https://…)`: the parenthesis around the link belongs to neither side.
     let before = before.strip_suffix('(').unwrap_or(before);
     let after = after.strip_prefix(')').unwrap_or(after);
@@ -715,6 +825,8 @@ fn scan_fragment(fragment: &str) -> Scan {
         bytes: fragment.as_bytes(),
         out: Scan::default(),
         in_reference_section: false,
+        paragraph_end: 0,
+        triggers: Triggers::STALE,
     };
     scanner.inline(0, fragment.len());
     scanner.out
@@ -820,7 +932,14 @@ fn source_tag(label: &str) -> Option<(Option<SourceKind>, &str)> {
         Some((i, sep_len)) => {
             let kind = SourceKind::parse_loose(&rest[..i]);
             let title = rest[i + sep_len..].trim();
-            Some((kind, if title.is_empty() { rest[..i].trim() } else { title }))
+            Some((
+                kind,
+                if title.is_empty() {
+                    rest[..i].trim()
+                } else {
+                    title
+                },
+            ))
         }
         None => Some((SourceKind::parse_loose(rest), rest)),
     }
@@ -839,7 +958,10 @@ fn parse_marker_numbers(inner: &str) -> Option<Vec<u32>> {
         let range = part.split_once(['-', '–', '—']);
         match range {
             Some((a, b)) => {
-                let (a, b) = (parse_citation_number(a.trim())?, parse_citation_number(b.trim())?);
+                let (a, b) = (
+                    parse_citation_number(a.trim())?,
+                    parse_citation_number(b.trim())?,
+                );
                 if b < a || b - a > MAX_MARKER_RANGE {
                     return None;
                 }
@@ -907,13 +1029,18 @@ fn decode_slack_entities(s: &str) -> String {
     if !s.contains('&') {
         return s.to_string();
     }
-    s.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    s.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
 }
 
 /// A bare URL may not be glued to a word or another URL before it.
 fn can_precede_url(text: &str, pos: usize) -> bool {
     match text[..pos].chars().next_back() {
-        Some(c) => !(c.is_alphanumeric() && c.is_ascii()) && !matches!(c, '/' | '@' | '.' | '-' | '_' | '%' | '=' | '&'),
+        Some(c) => {
+            !(c.is_ascii_alphanumeric()
+                || matches!(c, '/' | '@' | '.' | '-' | '_' | '%' | '=' | '&'))
+        }
         None => true,
     }
 }
@@ -941,11 +1068,17 @@ fn candidate_end(s: &str) -> usize {
     let mut in_cjk_path = false;
     for (i, c) in s.char_indices() {
         let stop = if c.is_ascii() {
-            c.is_ascii_whitespace() || c.is_ascii_control() || matches!(c, '<' | '>' | '"' | '`' | '|' | '\\')
+            c.is_ascii_whitespace()
+                || c.is_ascii_control()
+                || matches!(c, '<' | '>' | '"' | '`' | '|' | '\\')
         } else if is_cjk_punctuation(c) || c.is_whitespace() || c.is_control() {
             true
         } else if is_cjk_text(c) {
-            let keep = in_cjk_path || matches!(previous, '/' | '=' | '?' | '&' | '#' | '_' | '-' | '+' | '(');
+            let keep = in_cjk_path
+                || matches!(
+                    previous,
+                    '/' | '=' | '?' | '&' | '#' | '_' | '-' | '+' | '('
+                );
             in_cjk_path = keep;
             !keep
         } else {
@@ -978,7 +1111,12 @@ fn link_finder() -> &'static LinkFinder {
 fn url_token_len(s: &str) -> usize {
     let end = s
         .char_indices()
-        .find(|&(_, c)| c.is_whitespace() || c.is_control() || matches!(c, '<' | '>' | '"' | '|' | '`') || is_cjk_punctuation(c))
+        .find(|&(_, c)| {
+            c.is_whitespace()
+                || c.is_control()
+                || matches!(c, '<' | '>' | '"' | '|' | '`')
+                || is_cjk_punctuation(c)
+        })
         .map_or(s.len(), |(i, _)| i);
     match link_finder().links(&s[..end]).next() {
         Some(link) if link.start() == 0 => link.end(),
@@ -1055,7 +1193,10 @@ mod tests {
     #[test]
     fn markdown_link_keeps_balanced_parentheses() {
         let u = urls("[Rust](https://en.wikipedia.org/wiki/Rust_(programming_language)) is nice");
-        assert_eq!(u, ["https://en.wikipedia.org/wiki/Rust_(programming_language)"]);
+        assert_eq!(
+            u,
+            ["https://en.wikipedia.org/wiki/Rust_(programming_language)"]
+        );
     }
 
     #[test]
@@ -1091,7 +1232,10 @@ mod tests {
 
     #[test]
     fn bare_urls_with_and_without_scheme() {
-        assert_eq!(urls("see https://a.com/x and www.b.org/y, ok"), ["https://a.com/x", "www.b.org/y"]);
+        assert_eq!(
+            urls("see https://a.com/x and www.b.org/y, ok"),
+            ["https://a.com/x", "www.b.org/y"]
+        );
         assert_eq!(urls("HTTPS://A.COM/X"), ["HTTPS://A.COM/X"]);
     }
 
@@ -1132,10 +1276,22 @@ mod tests {
 
     #[test]
     fn bare_urls_stop_at_cjk() {
-        assert_eq!(urls("见https://example.com/page。后面"), ["https://example.com/page"]);
-        assert_eq!(urls("网址https://example.com/a，然后"), ["https://example.com/a"]);
-        assert_eq!(urls("（https://example.com/a）中文"), ["https://example.com/a"]);
-        assert_eq!(urls("参见https://example.com/page了解更多"), ["https://example.com/page"]);
+        assert_eq!(
+            urls("见https://example.com/page。后面"),
+            ["https://example.com/page"]
+        );
+        assert_eq!(
+            urls("网址https://example.com/a，然后"),
+            ["https://example.com/a"]
+        );
+        assert_eq!(
+            urls("（https://example.com/a）中文"),
+            ["https://example.com/a"]
+        );
+        assert_eq!(
+            urls("参见https://example.com/page了解更多"),
+            ["https://example.com/page"]
+        );
         assert_eq!(urls("“https://example.com/q”"), ["https://example.com/q"]);
     }
 
@@ -1145,14 +1301,28 @@ mod tests {
             urls("https://zh.wikipedia.org/zh-hans/中產階級 - 维基"),
             ["https://zh.wikipedia.org/zh-hans/中產階級"]
         );
-        assert_eq!(urls("https://wiki.mbalib.com/wiki/中产阶级。"), ["https://wiki.mbalib.com/wiki/中产阶级"]);
+        assert_eq!(
+            urls("https://wiki.mbalib.com/wiki/中产阶级。"),
+            ["https://wiki.mbalib.com/wiki/中产阶级"]
+        );
     }
 
     #[test]
     fn reference_lines_keep_cjk_inside_the_url_token() {
         let s = scan("[1] https://wiki.mbalib.com/wiki/PPP模式 - PPP模式 - MBA智库\n[2] https://www.zhonghuashu.com/wiki/道德經_(王弼本) - 道德經\n[3] https://a.com/x。 - t\n");
-        let got: Vec<_> = s.refs.iter().map(|r| r.url.clone().unwrap_or_default()).collect();
-        assert_eq!(got, ["https://wiki.mbalib.com/wiki/PPP模式", "https://www.zhonghuashu.com/wiki/道德經_(王弼本)", "https://a.com/x"]);
+        let got: Vec<_> = s
+            .refs
+            .iter()
+            .map(|r| r.url.clone().unwrap_or_default())
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "https://wiki.mbalib.com/wiki/PPP模式",
+                "https://www.zhonghuashu.com/wiki/道德經_(王弼本)",
+                "https://a.com/x"
+            ]
+        );
         assert_eq!(s.refs[0].title.as_deref(), Some("PPP模式 - MBA智库"));
     }
 
@@ -1160,7 +1330,10 @@ mod tests {
     fn urls_glued_to_words_are_not_started_mid_word() {
         assert!(urls("xhttps://a.com").is_empty());
         assert!(urls("foowww.a.com").is_empty());
-        assert_eq!(urls("https://web.archive.org/web/2020/https://a.com/x"), ["https://web.archive.org/web/2020/https://a.com/x"]);
+        assert_eq!(
+            urls("https://web.archive.org/web/2020/https://a.com/x"),
+            ["https://web.archive.org/web/2020/https://a.com/x"]
+        );
     }
 
     #[test]
@@ -1173,7 +1346,10 @@ mod tests {
     fn code_is_not_a_citation() {
         let text = "Run `curl https://a.com/x` then\n```\nhttps://b.com/y [1]\n```\nand ``x ` https://c.com`` end https://d.com";
         let s = scan(text);
-        assert_eq!(s.links.iter().map(|l| l.url.as_str()).collect::<Vec<_>>(), ["https://d.com"]);
+        assert_eq!(
+            s.links.iter().map(|l| l.url.as_str()).collect::<Vec<_>>(),
+            ["https://d.com"]
+        );
         assert!(s.markers.is_empty());
         assert_eq!(s.code.len(), 3);
     }
@@ -1181,7 +1357,10 @@ mod tests {
     #[test]
     fn tilde_fences_and_unclosed_fences() {
         let s = scan("~~~python\nhttps://a.com\n~~~\nhttps://b.com\n```\nhttps://c.com");
-        assert_eq!(s.links.iter().map(|l| l.url.as_str()).collect::<Vec<_>>(), ["https://b.com"]);
+        assert_eq!(
+            s.links.iter().map(|l| l.url.as_str()).collect::<Vec<_>>(),
+            ["https://b.com"]
+        );
     }
 
     #[test]
@@ -1189,7 +1368,10 @@ mod tests {
         let s = scan("```\nhttps://a.com/in-code\n``` [21]\nhttps://b.com/after\n```python\n```\n");
         assert_eq!(s.markers.len(), 1);
         assert_eq!(s.markers[0].numbers, [21]);
-        assert_eq!(s.links.iter().map(|l| l.url.as_str()).collect::<Vec<_>>(), ["https://b.com/after"]);
+        assert_eq!(
+            s.links.iter().map(|l| l.url.as_str()).collect::<Vec<_>>(),
+            ["https://b.com/after"]
+        );
         let s = scan("```\ncode\n```python\nhttps://a.com\n```\n");
         assert!(s.links.is_empty(), "an info string does not close a block");
     }
@@ -1208,12 +1390,33 @@ mod tests {
     fn markers_of_every_shape() {
         let s = scan("A[1]. B [1][2]. C [1, 3]. D [2-4]. E [^5]. F [3–4]");
         let numbers: Vec<Vec<u32>> = s.markers.iter().map(|m| m.numbers.clone()).collect();
-        assert_eq!(numbers, vec![vec![1], vec![1], vec![2], vec![1, 3], vec![2, 3, 4], vec![5], vec![3, 4]]);
+        assert_eq!(
+            numbers,
+            vec![
+                vec![1],
+                vec![1],
+                vec![2],
+                vec![1, 3],
+                vec![2, 3, 4],
+                vec![5],
+                vec![3, 4]
+            ]
+        );
     }
 
     #[test]
     fn non_markers() {
-        for text in ["[they]", "[2409.04481]", "[0]", "[4-2]", "[1-500]", "[1](https://a.com)", "[]", "[ ]", "[1a]"] {
+        for text in [
+            "[they]",
+            "[2409.04481]",
+            "[0]",
+            "[4-2]",
+            "[1-500]",
+            "[1](https://a.com)",
+            "[]",
+            "[ ]",
+            "[1a]",
+        ] {
             assert!(scan(text).markers.is_empty(), "{text}");
         }
     }
@@ -1222,15 +1425,34 @@ mod tests {
     fn reference_lines_of_every_shape() {
         let text = "Body [1][2][3][4][5][6].\n\n[1] https://a.com/1 - Title One\n[2]: https://a.com/2 \"Title Two\"\n3. Title Three — https://a.com/3\n[4] Title Four. https://a.com/4\n[5] https://a.com/5\n[^6]: https://a.com/6\n";
         let s = scan(text);
-        let got: Vec<(RefId, Option<String>, Option<String>)> =
-            s.refs.iter().map(|r| (r.id.clone(), r.url.clone(), r.title.clone())).collect();
+        let got: Vec<(RefId, Option<String>, Option<String>)> = s
+            .refs
+            .iter()
+            .map(|r| (r.id.clone(), r.url.clone(), r.title.clone()))
+            .collect();
         assert_eq!(
             got,
             vec![
-                (RefId::Number(1), Some("https://a.com/1".into()), Some("Title One".into())),
-                (RefId::Number(2), Some("https://a.com/2".into()), Some("Title Two".into())),
-                (RefId::Number(3), Some("https://a.com/3".into()), Some("Title Three".into())),
-                (RefId::Number(4), Some("https://a.com/4".into()), Some("Title Four".into())),
+                (
+                    RefId::Number(1),
+                    Some("https://a.com/1".into()),
+                    Some("Title One".into())
+                ),
+                (
+                    RefId::Number(2),
+                    Some("https://a.com/2".into()),
+                    Some("Title Two".into())
+                ),
+                (
+                    RefId::Number(3),
+                    Some("https://a.com/3".into()),
+                    Some("Title Three".into())
+                ),
+                (
+                    RefId::Number(4),
+                    Some("https://a.com/4".into()),
+                    Some("Title Four".into())
+                ),
                 (RefId::Number(5), Some("https://a.com/5".into()), None),
                 (RefId::Number(6), Some("https://a.com/6".into()), None),
             ]
@@ -1242,13 +1464,17 @@ mod tests {
     #[test]
     fn reference_titles_keep_their_parentheses() {
         let s = scan("[1] https://a.com/x - Canary Release (Martin Fowler)\n[2] A Paper (2020) (https://b.com/y)\n");
-        assert_eq!(s.refs[0].title.as_deref(), Some("Canary Release (Martin Fowler)"));
+        assert_eq!(
+            s.refs[0].title.as_deref(),
+            Some("Canary Release (Martin Fowler)")
+        );
         assert_eq!(s.refs[1].title.as_deref(), Some("A Paper (2020)"));
     }
 
     #[test]
     fn numbered_markdown_link_reference() {
-        let s = scan("Sources:\n1. [Rust Book](https://doc.rust-lang.org/book/)\n2) <https://a.com|A>");
+        let s =
+            scan("Sources:\n1. [Rust Book](https://doc.rust-lang.org/book/)\n2) <https://a.com|A>");
         assert_eq!(s.refs.len(), 2);
         assert_eq!(s.refs[0].title.as_deref(), Some("Rust Book"));
         assert_eq!(s.refs[1].title.as_deref(), Some("A"));
@@ -1296,12 +1522,38 @@ mod tests {
     fn spans_cover_the_construct() {
         let text = "x [a](https://a.com) y";
         let s = scan(text);
-        assert_eq!(&text[s.links[0].span.start..s.links[0].span.end], "[a](https://a.com)");
+        assert_eq!(
+            &text[s.links[0].span.start..s.links[0].span.end],
+            "[a](https://a.com)"
+        );
     }
 
     #[test]
     fn no_panic_on_odd_input() {
-        for text in ["[", "<", "(via ", "(via slack:", "`", "```", "[1", "[^", "<https://", "<https://a|", "www.", "h", "[a](", "[a](<", "![", "![a](", "[a][", "\u{FEFF}https://a.com", "é[1]", "[1]é", "1.", "[1]"] {
+        for text in [
+            "[",
+            "<",
+            "(via ",
+            "(via slack:",
+            "`",
+            "```",
+            "[1",
+            "[^",
+            "<https://",
+            "<https://a|",
+            "www.",
+            "h",
+            "[a](",
+            "[a](<",
+            "![",
+            "![a](",
+            "[a][",
+            "\u{FEFF}https://a.com",
+            "é[1]",
+            "[1]é",
+            "1.",
+            "[1]",
+        ] {
             let _ = scan(text);
         }
     }

@@ -113,7 +113,8 @@ pub(crate) fn ordered_sources<'a>(report: &'a Report, opts: &RenderOptions) -> V
         .collect()
 }
 
-/// The non-empty kinds in display order, each cut to `max_per_kind` sources.
+/// The non-empty kinds in display order, each cut to `max_per_kind` sources. Sources
+/// are grouped by their own `kind`, so a report's group order never matters.
 pub(crate) fn kind_sections<'a>(report: &'a Report, opts: &RenderOptions) -> Vec<KindSection<'a>> {
     opts.effective_kind_order()
         .into_iter()

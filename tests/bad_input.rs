@@ -1,0 +1,162 @@
+//! Hostile and oversized input through the library: each gives a clear error or a
+//! bounded result that says what was left out, never a panic.
+
+use sourcebot::collect::input::{parse_answer, FormatHint, InputError, DEFAULT_MAX_INPUT_BYTES};
+use sourcebot::collect::{CollectOptions, DEFAULT_MAX_SOURCES};
+use sourcebot::model::Answer;
+use sourcebot::render::{self, RenderOptions};
+
+fn check(text: String) -> sourcebot::model::Report {
+    sourcebot::check(&Answer::from_text(text), &CollectOptions::default())
+}
+
+#[test]
+fn a_100_kb_url_is_counted_and_named_not_kept() {
+    let url = format!("https://example.com/{}", "a".repeat(100 * 1024));
+    let report = check(format!(
+        "Claim with a huge link {url} and a normal one https://b.com/x."
+    ));
+    assert_eq!(report.metrics.unique_sources, 1);
+    assert_eq!(report.metrics.links_skipped, 1);
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.contains("longer than 16384 bytes")),
+        "{:?}",
+        report.warnings
+    );
+    let out = render::mrkdwn(&report, &RenderOptions::default());
+    assert!(
+        out.contains("longer than 16384 bytes"),
+        "the person sees the note: {out}"
+    );
+}
+
+#[test]
+fn a_100_kb_url_in_markdown_and_slack_form() {
+    let long = "b".repeat(100 * 1024);
+    let report = check(format!(
+        "[x](https://a.com/{long}) <https://c.com/{long}|y>"
+    ));
+    assert_eq!(
+        report.metrics.unique_sources + report.metrics.links_skipped,
+        2
+    );
+    assert!(render::check_limits(&render::blocks(&report, &RenderOptions::default())).is_ok());
+}
+
+#[test]
+fn a_hundred_thousand_links_are_bounded() {
+    let text: String = (0..100_000)
+        .map(|i| format!("https://h{i}.example.com/p "))
+        .collect();
+    let report = check(text);
+    assert_eq!(report.metrics.unique_sources, DEFAULT_MAX_SOURCES);
+    assert_eq!(report.metrics.links_skipped, 100_000 - DEFAULT_MAX_SOURCES);
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.contains("99000 more link(s)")),
+        "{:?}",
+        report.warnings
+    );
+    let options = RenderOptions::default();
+    let message = render::blocks(&report, &options);
+    assert!(render::check_limits(&message).is_ok());
+    assert!(render::mrkdwn(&report, &options).contains("…and 995 more"));
+}
+
+#[test]
+fn a_hundred_thousand_markers_with_no_references() {
+    let text: String = (1..=100_000)
+        .map(|i| format!("Claim {i} [{i}]. "))
+        .collect();
+    let report = check(text);
+    // [1900]…[2100] resolve to nothing and read as bracketed years, not citations.
+    assert_eq!(report.metrics.dangling_citations, 100_000 - 201);
+    let out = render::mrkdwn(&report, &RenderOptions::default());
+    assert!(
+        out.len() < 20_000,
+        "the dangling list is capped: {} bytes",
+        out.len()
+    );
+}
+
+#[test]
+fn input_over_the_limit_is_refused_before_parsing() {
+    let big = vec![b'x'; DEFAULT_MAX_INPUT_BYTES + 1];
+    assert_eq!(
+        parse_answer(&big, FormatHint::Auto, DEFAULT_MAX_INPUT_BYTES),
+        Err(InputError::TooLarge {
+            limit: DEFAULT_MAX_INPUT_BYTES
+        })
+    );
+}
+
+#[test]
+fn non_utf8_is_refused_with_the_offset() {
+    let err = parse_answer(b"ok \xc3\x28 bad", FormatHint::Auto, 1024).unwrap_err();
+    assert_eq!(err, InputError::NotUtf8 { offset: 3 });
+    assert!(err.to_string().contains("offset 3"));
+}
+
+#[test]
+fn json_of_the_wrong_shape_names_the_path() {
+    let cases: [(&str, &str); 6] = [
+        (
+            "42",
+            "$: expected an object or an array of agent results, found a number",
+        ),
+        (
+            r#"{"text": 5}"#,
+            "$.text: expected a string, found a number",
+        ),
+        (
+            r#"{"text": "a", "sources": {}}"#,
+            "$.sources: expected an array, found an object",
+        ),
+        (
+            r#"[{"success": "yes"}]"#,
+            "$[0].success: expected a boolean, found a string",
+        ),
+        (
+            r#"{"citations": [{"id": "1", "url": 3}]}"#,
+            "$.citations[0].url: expected a string, found a number",
+        ),
+        (
+            r#"{"organic": [{"link": "https://a.com", "position": -1}]}"#,
+            "$.organic[0].position: expected a whole number ≥ 0, found -1",
+        ),
+    ];
+    for (json, message) in cases {
+        let err = parse_answer(json.as_bytes(), FormatHint::Json, 1024).unwrap_err();
+        assert_eq!(err.to_string(), message, "{json}");
+    }
+}
+
+#[test]
+fn deeply_nested_json_is_refused_not_a_stack_overflow() {
+    let json = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let err = parse_answer(json.as_bytes(), FormatHint::Json, DEFAULT_MAX_INPUT_BYTES).unwrap_err();
+    assert!(err.to_string().contains("recursion limit"), "{err}");
+}
+
+#[test]
+fn pathological_text_stays_bounded() {
+    for text in [
+        "[".repeat(200_000),
+        "(".repeat(200_000),
+        "`".repeat(200_000),
+        "<https://".repeat(20_000),
+        "[a](".repeat(50_000),
+        "https://a.com/".to_string() + &"(".repeat(100_000),
+        "。".repeat(100_000),
+        "1. ".repeat(100_000),
+        "\n".repeat(200_000),
+    ] {
+        let report = check(text);
+        assert!(render::check_limits(&render::blocks(&report, &RenderOptions::default())).is_ok());
+    }
+}
