@@ -85,6 +85,54 @@ fn a_hundred_thousand_markers_with_no_references() {
 }
 
 #[test]
+fn a_flood_of_markers_and_links_is_read_up_to_a_bound() {
+    use sourcebot::collect::scan::{MAX_LINKS_READ, MAX_MARKERS_READ};
+    let report = check("[5]".repeat(MAX_MARKERS_READ + 10));
+    assert_eq!(report.metrics.dangling_citations, MAX_MARKERS_READ);
+    assert!(
+        report.dangling_citations.len() <= 1 + 1_000,
+        "repeats listed are capped"
+    );
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.contains("10 citation marker(s) beyond the first 200000")),
+        "{:?}",
+        report.warnings
+    );
+    let report = check("https://a.com/x ".repeat(MAX_LINKS_READ + 7));
+    assert_eq!(report.metrics.unique_sources, 1);
+    assert_eq!(report.metrics.links_skipped, 7);
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.contains("7 link(s) beyond the first 200000")),
+        "{:?}",
+        report.warnings
+    );
+}
+
+#[test]
+fn a_very_long_answer_lists_the_first_claims_and_counts_all() {
+    let sentences = sourcebot::collect::MAX_LISTED_CLAIMS + 50;
+    let report = check("Revenue grew 5% in the third quarter. ".repeat(sentences));
+    assert_eq!(report.claims.len(), sourcebot::collect::MAX_LISTED_CLAIMS);
+    assert_eq!(report.metrics.claims, sentences);
+    assert_eq!(report.metrics.uncited_claims, sentences);
+    assert!(report
+        .warnings
+        .iter()
+        .any(|w| w.contains(&format!("of {sentences} sentences"))));
+    let out = render::mrkdwn(&report, &RenderOptions::default());
+    assert!(
+        out.contains(&format!("{sentences} claims cite nothing")),
+        "counts come from the metrics"
+    );
+}
+
+#[test]
 fn input_over_the_limit_is_refused_before_parsing() {
     let big = vec![b'x'; DEFAULT_MAX_INPUT_BYTES + 1];
     assert_eq!(

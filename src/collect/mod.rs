@@ -25,6 +25,13 @@ use std::collections::HashMap;
 /// [`Metrics::links_skipped`] and named in a warning.
 pub const DEFAULT_MAX_SOURCES: usize = 1_000;
 
+/// Most claims a report lists; the metrics count every sentence, and a note says how
+/// many were not listed.
+pub const MAX_LISTED_CLAIMS: usize = 10_000;
+/// Most repeats of dangling markers a report lists beyond the first marker of each
+/// number (every distinct number is always listed; the metrics count every marker).
+pub const MAX_LISTED_DANGLING_REPEATS: usize = 1_000;
+
 /// How the collector behaves.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CollectOptions {
@@ -63,6 +70,7 @@ pub fn collect(answer: &Answer, options: &CollectOptions) -> Collected {
     let scan = scan::scan(&answer.text);
     let mut builder = Builder::new(options);
     let candidates = candidates(answer, &scan, &mut builder.dangling);
+    builder.warn_about_dangling();
     builder.add_all(candidates);
     builder.warn_about_scan(&scan);
     let claims = claims_of(&answer.text, &scan, &builder.citation_targets);
@@ -113,7 +121,7 @@ impl<'a> Candidate<'a> {
 fn candidates<'a>(
     answer: &'a Answer,
     scan: &'a Scan,
-    dangling: &mut Vec<DanglingCitation>,
+    dangling: &mut Dangling,
 ) -> Vec<Candidate<'a>> {
     let refs = ReferenceIndex::new(&scan.refs, &answer.sources);
     let mut cited_refs = vec![false; scan.refs.len()];
@@ -235,6 +243,28 @@ fn structured_candidate(
     c
 }
 
+/// Markers that resolve to nothing: every distinct number, repeats up to a cap, and
+/// the count of all.
+#[derive(Debug, Default)]
+struct Dangling {
+    listed: Vec<DanglingCitation>,
+    numbers: std::collections::HashSet<u32>,
+    repeats_listed: usize,
+    total: usize,
+}
+
+impl Dangling {
+    fn push(&mut self, citation: DanglingCitation) {
+        self.total += 1;
+        if self.numbers.insert(citation.number) {
+            self.listed.push(citation);
+        } else if self.repeats_listed < MAX_LISTED_DANGLING_REPEATS {
+            self.repeats_listed += 1;
+            self.listed.push(citation);
+        }
+    }
+}
+
 /// What a `[n]` marker points at.
 #[derive(Debug, Clone, Copy)]
 enum Target {
@@ -322,7 +352,7 @@ struct Builder<'o> {
     index: HashMap<SourceKey, usize>,
     /// Citation spans in the text and the source index each points at.
     citation_targets: Vec<(Span, usize)>,
-    dangling: Vec<DanglingCitation>,
+    dangling: Dangling,
     warnings: Vec<String>,
     links_skipped: usize,
     too_long: usize,
@@ -338,7 +368,7 @@ impl<'o> Builder<'o> {
             provisional_title: Vec::new(),
             index: HashMap::new(),
             citation_targets: Vec::new(),
-            dangling: Vec::new(),
+            dangling: Dangling::default(),
             warnings: Vec::new(),
             links_skipped: 0,
             too_long: 0,
@@ -482,6 +512,21 @@ impl<'o> Builder<'o> {
     }
 
     fn warn_about_scan(&mut self, scan: &Scan) {
+        if scan.links_not_read > 0 {
+            self.links_skipped += scan.links_not_read;
+            self.warnings.push(format!(
+                "{} link(s) beyond the first {} were not read",
+                scan.links_not_read,
+                scan::MAX_LINKS_READ
+            ));
+        }
+        if scan.markers_not_read > 0 {
+            self.warnings.push(format!(
+                "{} citation marker(s) beyond the first {} were not read",
+                scan.markers_not_read,
+                scan::MAX_MARKERS_READ
+            ));
+        }
         if !scan.unsupported.is_empty() {
             let examples: Vec<String> = scan
                 .unsupported
@@ -522,7 +567,16 @@ impl<'o> Builder<'o> {
         }
     }
 
-    fn finish(mut self, answer: &Answer, claims: Vec<Claim>) -> Collected {
+    fn warn_about_dangling(&mut self) {
+        let unlisted = self.dangling.total - self.dangling.listed.len();
+        if unlisted > 0 {
+            self.warnings.push(format!(
+                "{unlisted} more repeated citation(s) with no reference are counted but not listed"
+            ));
+        }
+    }
+
+    fn finish(mut self, answer: &Answer, claims: ClaimTally) -> Collected {
         for source in &mut self.sources {
             source.references = source.references.max(1);
         }
@@ -545,17 +599,24 @@ impl<'o> Builder<'o> {
                 self.invalid.join(", ")
             ));
         }
+        if claims.total > claims.listed.len() {
+            self.warnings.push(format!(
+                "only the first {} of {} sentences are listed; every one is counted",
+                claims.listed.len(),
+                claims.total
+            ));
+        }
         let metrics = metrics(
             &self.sources,
             &claims,
-            &self.dangling,
+            self.dangling.total,
             answer,
             self.links_skipped,
         );
         Collected {
             sources: self.sources,
-            claims,
-            dangling: self.dangling,
+            claims: claims.listed,
+            dangling: self.dangling.listed,
             metrics,
             warnings: self.warnings,
         }
@@ -618,14 +679,30 @@ fn shorten(s: &str, max: usize) -> String {
     }
 }
 
+/// The claims of an answer: the first [`MAX_LISTED_CLAIMS`] in full, and counts of all.
+#[derive(Debug, Default)]
+struct ClaimTally {
+    listed: Vec<Claim>,
+    total: usize,
+    cited: usize,
+    uncited: usize,
+}
+
 /// Splits the text into claims and attaches the sources each cites.
-fn claims_of(text: &str, scan: &Scan, citation_targets: &[(Span, usize)]) -> Vec<Claim> {
+fn claims_of(text: &str, scan: &Scan, citation_targets: &[(Span, usize)]) -> ClaimTally {
     let opaque = scan.citations();
     let excluded = scan.non_prose();
-    claims::split_claims(text, &opaque, &excluded)
-        .into_iter()
-        .map(|span| claim_at(text, span, &opaque, citation_targets))
-        .collect()
+    let mut tally = ClaimTally::default();
+    for span in claims::split_claims(text, &opaque, &excluded) {
+        let claim = claim_at(text, span, &opaque, citation_targets);
+        tally.total += 1;
+        tally.cited += usize::from(!claim.cites.is_empty());
+        tally.uncited += usize::from(claim.is_uncited());
+        if tally.listed.len() < MAX_LISTED_CLAIMS {
+            tally.listed.push(claim);
+        }
+    }
+    tally
 }
 
 fn claim_at(text: &str, span: Span, opaque: &[Span], citation_targets: &[(Span, usize)]) -> Claim {
@@ -670,8 +747,8 @@ fn blank_spans(sentence: &str, offset: usize, spans: &[Span]) -> String {
 
 fn metrics(
     sources: &[Source],
-    claims: &[Claim],
-    dangling: &[DanglingCitation],
+    claims: &ClaimTally,
+    dangling: usize,
     answer: &Answer,
     links_skipped: usize,
 ) -> Metrics {
@@ -685,10 +762,10 @@ fn metrics(
         unique_sources: sources.len(),
         duplicates_removed: total_references - sources.len(),
         per_kind,
-        dangling_citations: dangling.len(),
-        claims: claims.len(),
-        cited_claims: claims.iter().filter(|c| !c.cites.is_empty()).count(),
-        uncited_claims: claims.iter().filter(|c| c.is_uncited()).count(),
+        dangling_citations: dangling,
+        claims: claims.total,
+        cited_claims: claims.cited,
+        uncited_claims: claims.uncited,
         failed_agent_results: answer.failed_agent_results,
         links_skipped,
     }

@@ -117,6 +117,10 @@ pub struct Scan {
     pub unsupported: Vec<UnsupportedLink>,
     /// Code spans and fenced code blocks.
     pub code: Vec<Span>,
+    /// Links found beyond [`MAX_LINKS_READ`], counted but not kept.
+    pub links_not_read: usize,
+    /// Markers found beyond [`MAX_MARKERS_READ`], counted but not kept.
+    pub markers_not_read: usize,
 }
 
 impl Scan {
@@ -151,6 +155,12 @@ pub fn merge_spans(mut spans: Vec<Span>) -> Vec<Span> {
     }
     merged
 }
+
+/// Most inline links kept per text; more are counted in [`Scan::links_not_read`], so
+/// that a flood of links cannot grow memory far beyond the input.
+pub const MAX_LINKS_READ: usize = 200_000;
+/// Most citation markers kept per text; more are counted in [`Scan::markers_not_read`].
+pub const MAX_MARKERS_READ: usize = 200_000;
 
 /// Longest label, reference title or `(via …)` name read, in bytes; longer constructs
 /// are not treated as links (their URL is still found as a bare URL).
@@ -290,6 +300,22 @@ impl<'a> Scanner<'a> {
         line_end + 1
     }
 
+    fn push_link(&mut self, link: InlineLink) {
+        if self.out.links.len() < MAX_LINKS_READ {
+            self.out.links.push(link);
+        } else {
+            self.out.links_not_read += 1;
+        }
+    }
+
+    fn push_marker(&mut self, marker: Marker) {
+        if self.out.markers.len() < MAX_MARKERS_READ {
+            self.out.markers.push(marker);
+        } else {
+            self.out.markers_not_read += 1;
+        }
+    }
+
     /// A code span opened by a run of backticks at `pos`, closed by a run of the same
     /// length before the paragraph ends.
     fn code_span(&mut self, pos: usize) -> Option<usize> {
@@ -357,7 +383,7 @@ impl<'a> Scanner<'a> {
             self.out.unsupported.push(UnsupportedLink { span, url });
             return Some(end);
         }
-        self.out.links.push(InlineLink {
+        self.push_link(InlineLink {
             span,
             url,
             label: label.map(decode_slack_entities),
@@ -414,7 +440,7 @@ impl<'a> Scanner<'a> {
             Some((kind, title)) => (kind, title),
             None => (None, label.trim()),
         };
-        self.out.links.push(InlineLink {
+        self.push_link(InlineLink {
             span,
             url: url.to_string(),
             label: Some(label.to_string()),
@@ -434,7 +460,7 @@ impl<'a> Scanner<'a> {
             return None;
         }
         let numbers = parse_marker_numbers(inner)?;
-        self.out.markers.push(Marker {
+        self.push_marker(Marker {
             span: Span::new(pos, end),
             numbers,
         });
@@ -464,7 +490,7 @@ impl<'a> Scanner<'a> {
         let end = pos + 1 + close + 1;
         let span = Span::new(pos, end);
         if is_http_scheme(name) || starts_with_www(name) {
-            self.out.links.push(InlineLink {
+            self.push_link(InlineLink {
                 span,
                 url: name.to_string(),
                 label: None,
@@ -488,7 +514,7 @@ impl<'a> Scanner<'a> {
         }
         let len = bare_url_len(&self.text[pos..])?;
         let end = pos + len;
-        self.out.links.push(InlineLink {
+        self.push_link(InlineLink {
             span: Span::new(pos, end),
             url: self.text[pos..end].to_string(),
             label: None,

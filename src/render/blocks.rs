@@ -19,7 +19,7 @@ use super::mrkdwn::{
     source_line, uncited_part, NO_SOURCES,
 };
 use super::{
-    dangling_numbers, kind_sections, ordered_sources, plural, source_count, uncited,
+    dangling_numbers, kind_sections, ordered_sources, plural, source_count, uncited, uncited_total,
     verdict_summary, KindSection, RenderOptions,
 };
 use crate::model::Report;
@@ -413,7 +413,7 @@ fn fallback_title(title: &str, max_chars: usize) -> String {
 /// ` · 2 claims cite nothing · 1 citation with no reference`, or empty.
 fn fallback_tail(report: &Report) -> String {
     let mut tail = String::new();
-    let claims = uncited(report).len();
+    let claims = uncited_total(report, uncited(report).len());
     if claims > 0 {
         let verb = if claims == 1 { "cites" } else { "cite" };
         tail.push_str(&format!(

@@ -180,9 +180,21 @@ pub(crate) fn plural(n: usize, singular: &str, plural: &str) -> String {
     }
 }
 
-/// The claims that want a source and cite none, in order.
+/// The claims that want a source and cite none, in order (as listed in the report,
+/// which may hold only the first ones of a very long answer).
 pub(crate) fn uncited(report: &Report) -> Vec<&Claim> {
     report.uncited_claims().collect()
+}
+
+/// How many claims cite nothing: the metrics count every one, also those a very long
+/// answer's report does not list.
+pub(crate) fn uncited_total(report: &Report, listed: usize) -> usize {
+    report.metrics.uncited_claims.max(listed)
+}
+
+/// How many sentences were considered, listed or not.
+pub(crate) fn claims_total(report: &Report) -> usize {
+    report.metrics.claims.max(report.claims.len())
 }
 
 /// The warnings worth showing: cleaned, empty ones left out.

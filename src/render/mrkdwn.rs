@@ -18,7 +18,7 @@
 use super::escape::{clean_text, cut_chars, escape_text, is_http_url, link};
 use super::{
     cleaned_warnings, dangling_list, excerpt, kind_sections, plural, shown_class, source_count,
-    uncited, verdict_summary, RenderOptions, MAX_NOTES_SHOWN,
+    uncited, uncited_total, verdict_summary, RenderOptions, MAX_NOTES_SHOWN,
 };
 use crate::model::{Report, Source, SourceKind, VerdictClass};
 
@@ -187,17 +187,18 @@ pub(crate) fn uncited_part(
     if claims.is_empty() {
         return None;
     }
-    let header = if claims.len() == 1 {
+    let total = uncited_total(report, claims.len());
+    let header = if total == 1 {
         ":warning: 1 claim cites nothing:".to_string()
     } else {
-        format!(":warning: {} claims cite nothing:", claims.len())
+        format!(":warning: {total} claims cite nothing:")
     };
     let quotes: Vec<String> = claims
         .iter()
         .take(opts.max_uncited_shown)
         .map(|c| format!("> “{}”", escape_text(&excerpt(&c.text, excerpt_chars))))
         .collect();
-    let more = claims.len() - quotes.len();
+    let more = total - quotes.len();
     Some(UncitedPart {
         header,
         quotes,

@@ -18,8 +18,9 @@
 
 use super::escape::clean_text;
 use super::{
-    cleaned_warnings, dangling_list, excerpt, kind_sections, shown_class, source_count, uncited,
-    verdict_summary, KindSection, RenderOptions, MAX_NOTES_SHOWN,
+    claims_total, cleaned_warnings, dangling_list, excerpt, kind_sections, shown_class,
+    source_count, uncited, uncited_total, verdict_summary, KindSection, RenderOptions,
+    MAX_NOTES_SHOWN,
 };
 use crate::model::{Report, Source, VerdictClass};
 
@@ -96,10 +97,10 @@ fn uncited_lines(report: &Report, opts: &RenderOptions) -> Vec<String> {
     if claims.is_empty() {
         return Vec::new();
     }
+    let total = uncited_total(report, claims.len());
     let mut lines = vec![format!(
-        "Claims that cite nothing ({} of {}):",
-        claims.len(),
-        report.claims.len()
+        "Claims that cite nothing ({total} of {}):",
+        claims_total(report)
     )];
     lines.extend(
         claims
@@ -108,8 +109,8 @@ fn uncited_lines(report: &Report, opts: &RenderOptions) -> Vec<String> {
             .map(|c| format!("  - {}", excerpt(&c.text, opts.uncited_excerpt_chars))),
     );
     let shown = claims.len().min(opts.max_uncited_shown);
-    if shown > 0 && claims.len() > shown {
-        lines.push(more_line(claims.len() - shown));
+    if shown > 0 && total > shown {
+        lines.push(more_line(total - shown));
     }
     lines
 }
