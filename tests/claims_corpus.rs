@@ -8,11 +8,10 @@
 use regex::Regex;
 use serde_json::Value;
 use sourcebot::collect::claims::{claim_signals, split_claims};
-use sourcebot::model::{ClaimSignal, Span};
+use sourcebot::model::Span;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
-use std::time::{Duration, Instant};
 
 /// Citation markers (`[1]`, `[1, 3]`, `[2-4]`) and URLs without trailing punctuation.
 static OPAQUE_RE: LazyLock<Regex> = LazyLock::new(|| {
@@ -313,40 +312,4 @@ fn drb_reports_split_cleanly() {
         pct(flagged, sentences)
     );
     println!("DRB signals per sentence kind: {per_signal:?}");
-}
-
-#[test]
-fn drb_throughput() {
-    let Some(dir) = corpora() else { return };
-    let reports = drb_reports(&dir);
-    let bytes: usize = reports.iter().map(|r| r.text.len()).sum();
-    let budget = if cfg!(debug_assertions) {
-        Duration::ZERO
-    } else {
-        Duration::from_secs(2)
-    };
-    let mut buf = String::new();
-    let (mut rounds, mut flagged) = (0u32, 0usize);
-    let start = Instant::now();
-    loop {
-        for report in &reports {
-            for span in split_claims(&report.text, &report.opaque, &report.excluded) {
-                let signals: Vec<ClaimSignal> =
-                    claim_signals(blanked(&report.text, span, &report.opaque, &mut buf));
-                flagged += usize::from(!signals.is_empty());
-            }
-        }
-        rounds += 1;
-        if start.elapsed() >= budget {
-            break;
-        }
-    }
-    let secs = start.elapsed().as_secs_f64();
-    let mb = bytes as f64 * f64::from(rounds) / 1e6;
-    println!(
-        "DRB throughput ({} build): {:.1} MB/s (split + signals, {rounds} rounds of {:.2} MB, {flagged} flagged)",
-        if cfg!(debug_assertions) { "debug" } else { "release" },
-        mb / secs,
-        bytes as f64 / 1e6
-    );
 }
