@@ -1,0 +1,153 @@
+//! The JSON report is a contract with programs that call sourcebot: this test pins
+//! every field name and the spelling of every enum value, so that a rename shows up
+//! as a failing test rather than as a broken caller. Adding a field means adding it
+//! here too.
+
+use serde_json::Value;
+use sourcebot::collect::input::{parse_answer, FormatHint};
+use sourcebot::collect::CollectOptions;
+use std::collections::BTreeSet;
+
+/// Every key path in `value`, arrays written as `[]`.
+fn key_paths(value: &Value, prefix: &str, out: &mut BTreeSet<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                let path = format!("{prefix}.{key}");
+                out.insert(path.clone());
+                key_paths(child, &path, out);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                key_paths(item, &format!("{prefix}[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn report_json(path: &str) -> Value {
+    let bytes = std::fs::read(path).expect("example");
+    let answer = parse_answer(&bytes, FormatHint::Auto, 1 << 20).expect("parse");
+    let report = sourcebot::check(&answer, &CollectOptions::default());
+    serde_json::from_str(&sourcebot::render::json(&report)).expect("json")
+}
+
+#[test]
+fn report_field_names_are_stable() {
+    let mut paths = BTreeSet::new();
+    for example in ["examples/answer.md", "examples/answer.json"] {
+        key_paths(&report_json(example), "", &mut paths);
+    }
+    let expected = [
+        ".claims",
+        ".claims[].cites",
+        ".claims[].signals",
+        ".claims[].span",
+        ".claims[].span.end",
+        ".claims[].span.start",
+        ".claims[].text",
+        ".dangling_citations",
+        ".groups",
+        ".groups[].kind",
+        ".groups[].sources",
+        ".groups[].sources[].agent_confidence",
+        ".groups[].sources[].agents",
+        ".groups[].sources[].canonical_url",
+        ".groups[].sources[].citation_numbers",
+        ".groups[].sources[].date",
+        ".groups[].sources[].found_by",
+        ".groups[].sources[].id",
+        ".groups[].sources[].kind",
+        ".groups[].sources[].position",
+        ".groups[].sources[].references",
+        ".groups[].sources[].snippet",
+        ".groups[].sources[].title",
+        ".groups[].sources[].url",
+        ".groups[].sources[].verdict",
+        ".groups[].sources[].verdict.class",
+        ".groups[].sources[].verdict.elapsed_ms",
+        ".groups[].sources[].verdict.final_url",
+        ".groups[].sources[].verdict.reason",
+        ".groups[].sources[].verdict.status_code",
+        ".metrics",
+        ".metrics.claims",
+        ".metrics.cited_claims",
+        ".metrics.dangling_citations",
+        ".metrics.duplicates_removed",
+        ".metrics.failed_agent_results",
+        ".metrics.links_skipped",
+        ".metrics.per_kind",
+        ".metrics.per_kind.confluence",
+        ".metrics.per_kind.file",
+        ".metrics.per_kind.slack",
+        ".metrics.per_kind.web",
+        ".metrics.total_references",
+        ".metrics.uncited_claims",
+        ".metrics.unique_sources",
+        ".origin",
+        ".origin.type",
+        ".shape",
+        ".verification",
+        ".verification.note",
+        ".verification.performed",
+        ".warnings",
+    ];
+    let expected: BTreeSet<String> = expected.iter().map(|s| s.to_string()).collect();
+    assert_eq!(
+        paths, expected,
+        "the JSON report's fields changed: update callers and this list"
+    );
+}
+
+#[test]
+fn enum_values_are_lower_case_words() {
+    let report = report_json("examples/answer.md");
+    assert_eq!(report["shape"], "text");
+    assert_eq!(report["origin"]["type"], "unknown");
+    let kinds: Vec<&str> = report["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["slack", "confluence", "file", "web"]);
+    let first = &report["groups"][0]["sources"][0];
+    assert_eq!(first["verdict"]["class"], "not_checked");
+    assert_eq!(first["found_by"][0], "inline");
+    let signals: BTreeSet<&str> = report["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| {
+            c["signals"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s.as_str().unwrap())
+        })
+        .collect();
+    assert!(
+        signals.iter().all(|s| [
+            "number",
+            "date",
+            "percentage",
+            "money",
+            "quotation",
+            "superlative"
+        ]
+        .contains(s)),
+        "{signals:?}"
+    );
+    let report = report_json("examples/agent-results.json");
+    assert_eq!(report["shape"], "agent_results");
+    assert_eq!(report["metrics"]["failed_agent_results"], 1);
+    let report = report_json("examples/research-report.json");
+    assert_eq!(report["shape"], "research_report");
+    assert_eq!(
+        report_json("examples/search-results.json")["shape"],
+        "search_results"
+    );
+    assert_eq!(report_json("examples/answer.json")["shape"], "answer_json");
+}
