@@ -72,6 +72,7 @@
 //!   `MIN_WORDS` words (CJK: `MIN_CJK_UNITS` characters and words).
 
 use crate::model::{ClaimSignal, Span};
+use memchr::memmem;
 use regex::Regex;
 use std::borrow::Cow;
 use std::sync::LazyLock;
@@ -763,6 +764,59 @@ static TERMINATOR_BYTES: [bool; 256] = {
     table
 };
 
+/// The next match of a search in a text, kept until the reading position passes it, so
+/// that a text is searched about once however often the reader asks.
+struct NextMatch {
+    /// Where the first match in a haystack starts.
+    search: fn(&[u8]) -> Option<usize>,
+    /// `(searched from, found at)` of the last search; "found" is the haystack's length
+    /// when there was none.
+    last: Option<(usize, usize)>,
+}
+
+impl NextMatch {
+    fn new(search: fn(&[u8]) -> Option<usize>) -> Self {
+        NextMatch { search, last: None }
+    }
+
+    /// The first match at or after `from`, or `hay.len()`.
+    fn at_or_after(&mut self, hay: &[u8], from: usize) -> usize {
+        match self.last {
+            Some((searched, found)) if searched <= from && from <= found => found,
+            _ => {
+                let found = hay
+                    .get(from..)
+                    .and_then(self.search)
+                    .map_or(hay.len(), |k| from + k);
+                self.last = Some((from, found));
+                found
+            }
+        }
+    }
+}
+
+/// Finders for the wide terminators, which CJK text is full of near misses of (`，`,
+/// `、`, `「`… share their first bytes), so each is looked for as a whole.
+static ELLIPSIS: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new("…"));
+static IDEOGRAPHIC_STOP: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new("。"));
+static WIDE_EXCLAMATION: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new("！"));
+static WIDE_QUESTION: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new("？"));
+
+/// The searches for the bytes that may end a sentence: `.`, `!`, `?` and the wide
+/// terminators (see [`TERMINATOR_BYTES`]).
+fn terminator_searches() -> [NextMatch; 5] {
+    [
+        NextMatch::new(|h| memchr::memchr3(b'.', b'!', b'?', h)),
+        NextMatch::new(|h| ELLIPSIS.find(h)),
+        NextMatch::new(|h| IDEOGRAPHIC_STOP.find(h)),
+        NextMatch::new(|h| WIDE_EXCLAMATION.find(h)),
+        NextMatch::new(|h| WIDE_QUESTION.find(h)),
+    ]
+}
+
 /// The state of one splitting pass.
 struct Splitter<'t, 's> {
     text: &'t str,
@@ -782,6 +836,14 @@ struct Splitter<'t, 's> {
     next_excluded: usize,
     /// Start of the current paragraph or list item, for quote pairing.
     paragraph: usize,
+    /// Index of the first excluded span that ends after the start of the line being
+    /// classified.
+    line_excluded: usize,
+    /// Index of the first opaque span that ends after the start of the last sentence
+    /// emitted.
+    claim_opaque: usize,
+    /// The next terminator of each kind.
+    terminators: [NextMatch; 5],
 }
 
 impl<'t, 's> Splitter<'t, 's> {
@@ -798,6 +860,9 @@ impl<'t, 's> Splitter<'t, 's> {
             next_opaque: 0,
             next_excluded: 0,
             paragraph: 0,
+            line_excluded: 0,
+            claim_opaque: 0,
+            terminators: terminator_searches(),
         }
     }
 
@@ -808,8 +873,11 @@ impl<'t, 's> Splitter<'t, 's> {
         let mut fence: Option<&str> = None;
         for i in 0..lines.len() {
             let line = lines[i];
-            let mut kind = self.classify(line, lines.get(i + 1).copied(), prev, prev_last);
-            if let Some(marker) = self.fence_marker(line) {
+            // Text already read, or excluded, is not classified on its own.
+            let covered = line.start < self.pos || self.line_start_excluded(line.start);
+            let next = lines.get(i + 1).copied();
+            let mut kind = self.classify(line, next, prev, prev_last, covered);
+            if let Some(marker) = self.fence_marker(line, covered) {
                 fence = match fence {
                     Some(open) if open == marker => None,
                     None => Some(marker),
@@ -848,9 +916,25 @@ impl<'t, 's> Splitter<'t, 's> {
         self.flush();
     }
 
-    /// The fence a line opens or closes (```` ``` ````, `~~~`, `$$`), outside excluded text.
-    fn fence_marker(&self, line: Line) -> Option<&'static str> {
-        if line.start < self.pos || in_any(line.start, self.excluded) {
+    /// Whether the line starting at `start` starts inside an excluded span. Lines come in
+    /// order, so a cursor replaces a search.
+    fn line_start_excluded(&mut self, start: usize) -> bool {
+        while self
+            .excluded
+            .get(self.line_excluded)
+            .is_some_and(|e| e.end <= start)
+        {
+            self.line_excluded += 1;
+        }
+        self.excluded
+            .get(self.line_excluded)
+            .is_some_and(|e| e.start <= start)
+    }
+
+    /// The fence a line opens or closes (```` ``` ````, `~~~`, `$$`), outside excluded text
+    /// and text already read (`covered`).
+    fn fence_marker(&self, line: Line, covered: bool) -> Option<&'static str> {
+        if covered {
             return None;
         }
         let trimmed = self.text[line.start..line.end].trim();
@@ -882,14 +966,16 @@ impl<'t, 's> Splitter<'t, 's> {
     }
 
     /// Classifies a line from its own text (and the next line's, for setext headings).
+    /// A line that starts in text already read or excluded (`covered`) is text.
     fn classify(
         &self,
         line: Line,
         next: Option<Line>,
         prev: LineKind,
         prev_last: Option<char>,
+        covered: bool,
     ) -> LineKind {
-        if line.start < self.pos || in_any(line.start, self.excluded) {
+        if covered {
             return LineKind::Text(line.start.max(self.pos).min(line.end));
         }
         let raw = &self.text[line.start..line.end];
@@ -930,7 +1016,13 @@ impl<'t, 's> Splitter<'t, 's> {
     /// Whether `trimmed` is the text of a setext heading underlined by the next line.
     fn is_setext_text(&self, trimmed: &str, next: Option<Line>) -> bool {
         let Some(next) = next else { return false };
-        if in_any(next.start, self.excluded) {
+        // Spans before the cursor end before this line, let alone the next.
+        let ahead = &self.excluded[self.line_excluded.min(self.excluded.len())..];
+        if ahead
+            .iter()
+            .find(|e| e.end > next.start)
+            .is_some_and(|e| e.start <= next.start)
+        {
             return false;
         }
         let under = self.text[next.start..next.end].trim();
@@ -1000,10 +1092,27 @@ impl<'t, 's> Splitter<'t, 's> {
                     continue;
                 }
             }
-            i += 1;
+            i = self.next_candidate(i + 1, to);
         }
         self.tail = self.tail.max(to).max(i.min(self.text.len()));
         self.pos = self.pos.max(i);
+    }
+
+    /// The first byte in `[from, to)` that the reading loop of [`Self::scan_piece`] must
+    /// look at while a sentence is open: a possible terminator or the start of the next
+    /// opaque span. Every byte skipped would have been stepped over one at a time
+    /// (continuation bytes of UTF-8 are never terminator bytes), so this only saves time.
+    fn next_candidate(&mut self, from: usize, to: usize) -> usize {
+        // `opaque_at` has moved `next_opaque` past every span ending before `from`, and the
+        // span it points at (if any) starts after the byte just read.
+        let stop = self
+            .opaque
+            .get(self.next_opaque)
+            .map_or(to, |s| s.start.clamp(from, to));
+        let bytes = self.bytes;
+        self.terminators
+            .iter_mut()
+            .fold(stop, |next, kind| next.min(kind.at_or_after(bytes, from)))
     }
 
     /// The opaque span containing byte `i`, if any (`i` only moves forward).
@@ -1023,7 +1132,8 @@ impl<'t, 's> Splitter<'t, 's> {
 
     /// The opaque span starting exactly at byte `i`.
     fn opaque_starting_at(&self, i: usize) -> Option<Span> {
-        let k = self.opaque.partition_point(|s| s.start < i);
+        // `i` lies at or ahead of the reading position, near the reading cursor.
+        let k = partition_point_near(self.opaque, self.next_opaque, |s| s.start < i);
         self.opaque.get(k).copied().filter(|s| s.start == i)
     }
 
@@ -1140,14 +1250,14 @@ impl<'t, 's> Splitter<'t, 's> {
         if word.is_empty() {
             return false;
         }
-        if contains_ignore_case(ALWAYS_ABBREVIATIONS, word) {
+        if ALWAYS_ABBREVIATION_SET.contains_ignore_case(word) {
             return true;
         }
         let next = skip_spaces(self.text, after, limit);
         if word.eq_ignore_ascii_case("no") {
             return self.bytes.get(next).is_some_and(u8::is_ascii_digit) && next < limit;
         }
-        let ambiguous = contains_ignore_case(AMBIGUOUS_ABBREVIATIONS, word)
+        let ambiguous = AMBIGUOUS_ABBREVIATION_SET.contains_ignore_case(word)
             || word.contains('.')
             || (word.len() == 1 && word.as_bytes()[0].is_ascii_uppercase());
         if !ambiguous || next >= limit || self.opaque_starting_at(next).is_some() {
@@ -1221,6 +1331,14 @@ impl<'t, 's> Splitter<'t, 's> {
     fn emit(&mut self, end: usize) {
         if let Some(start) = self.cur.take() {
             if let Some(span) = trim_span(self.text, start, end) {
+                // Sentences come in order: move the cursor for their opaque spans.
+                while self
+                    .opaque
+                    .get(self.claim_opaque)
+                    .is_some_and(|s| s.end <= span.start)
+                {
+                    self.claim_opaque += 1;
+                }
                 if self.is_claim(span) {
                     self.out.push(span);
                 }
@@ -1232,32 +1350,36 @@ impl<'t, 's> Splitter<'t, 's> {
     /// Whether a sentence is a claim: not a fragment, question, greeting, sign-off, meta
     /// line or bare summing-up.
     fn is_claim(&self, span: Span) -> bool {
-        let counts = self.visible_counts(span);
-        if counts.is_fragment() || self.is_question(span) {
+        if self.visible_counts(span, FRAGMENT_CAP).is_fragment() || self.is_question(span) {
             return false;
         }
         let lead = lead_text(&self.text[span.start..span.end]);
-        if starts_with_any(lead, SIGN_OFFS) {
+        if !LEAD_FILTER.may_start(lead) {
+            return true;
+        }
+        if starts_with_any(lead, &SIGN_OFF_PHRASES) {
             return false;
         }
-        if starts_with_any(lead, GREETINGS) && counts.words <= GREETING_MAX_WORDS {
+        if starts_with_any(lead, &GREETING_PHRASES)
+            && self.visible_counts(span, COUNT_CAP).words <= GREETING_MAX_WORDS
+        {
             return !self.has_figure(span);
         }
-        if starts_with_any(lead, META_PREFIXES) {
+        if starts_with_any(lead, &META_PHRASES) {
             let colon = lead.trim_end().ends_with([':', '：']);
             return !colon && self.has_figure(span);
         }
-        if starts_with_any(lead, CONCLUSION_PREFIXES) {
+        if starts_with_any(lead, &CONCLUSION_PHRASES) {
             return self.has_figure(span);
         }
         true
     }
 
-    /// Word and CJK character counts of a span, opaque spans left out.
-    fn visible_counts(&self, span: Span) -> Counts {
-        let mut counts = Counts::default();
+    /// Word and CJK character counts of a span, opaque spans left out, counted up to `cap`.
+    fn visible_counts(&self, span: Span, cap: usize) -> Counts {
+        let mut counts = Counts::with_cap(cap);
         let mut cursor = span.start;
-        let k = self.opaque.partition_point(|s| s.end <= span.start);
+        let k = partition_point_near(self.opaque, self.claim_opaque, |s| s.end <= span.start);
         for op in self.opaque[k..].iter().take_while(|s| s.start < span.end) {
             if op.start > cursor {
                 counts.feed(&self.text[cursor..op.start]);
@@ -1278,7 +1400,7 @@ impl<'t, 's> Splitter<'t, 's> {
         loop {
             let head = self.text[span.start..end].trim_end();
             end = span.start + head.len();
-            let k = self.opaque.partition_point(|s| s.end < end);
+            let k = partition_point_near(self.opaque, self.claim_opaque, |s| s.end < end);
             if let Some(op) = self
                 .opaque
                 .get(k)
@@ -1321,8 +1443,19 @@ impl<'t, 's> Splitter<'t, 's> {
 /// reads the counts is decided by then.
 const COUNT_CAP: usize = 16;
 
-/// Word counts for the fragment and greeting rules, capped at [`COUNT_CAP`].
-#[derive(Default)]
+/// A smaller cap that decides the fragment and quotation-length rules (but not the
+/// greeting rule): once words and CJK characters together reach it, a sentence is no
+/// fragment under either branch of [`Counts::is_fragment`] and a quotation has three
+/// words or four CJK characters. The counts only grow, so stopping here gives the same
+/// answers as counting on to [`COUNT_CAP`].
+const FRAGMENT_CAP: usize = if MIN_CJK_UNITS > MIN_WORDS {
+    MIN_CJK_UNITS
+} else {
+    MIN_WORDS
+};
+
+/// Word counts for the fragment and greeting rules, capped at `cap` (at most
+/// [`COUNT_CAP`]).
 struct Counts {
     /// Whitespace-separated tokens with a letter or digit that is not CJK.
     words: usize,
@@ -1330,31 +1463,93 @@ struct Counts {
     cjk: usize,
     in_token: bool,
     token_counts: bool,
+    cap: usize,
 }
 
 impl Counts {
+    fn with_cap(cap: usize) -> Self {
+        Counts {
+            words: 0,
+            cjk: 0,
+            in_token: false,
+            token_counts: false,
+            cap,
+        }
+    }
+
+    /// Counts the words and CJK characters of `s`. Works on bytes and decodes a char only
+    /// where a non-ASCII byte starts one.
     fn feed(&mut self, s: &str) {
-        for c in s.chars() {
-            if self.words + self.cjk >= COUNT_CAP {
+        let bytes = s.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i].is_ascii() {
+                i = self.feed_ascii(bytes, i);
+            }
+            if i >= bytes.len() || self.words + self.cjk >= self.cap {
                 return;
             }
-            if c.is_ascii() {
-                if c.is_ascii_whitespace() {
-                    self.separate();
-                } else {
-                    self.in_token = true;
-                    self.token_counts |= c.is_ascii_alphanumeric();
-                }
-            } else if c.is_whitespace() {
-                self.separate();
-            } else if is_cjk(c) {
+            let Some(c) = s[i..].chars().next() else {
+                return;
+            };
+            // (No CJK character is whitespace; the cheaper test goes first.)
+            if is_cjk(c) {
                 self.cjk += 1;
+                self.separate();
+            } else if c.is_whitespace() {
                 self.separate();
             } else {
                 self.in_token = true;
                 self.token_counts |= c.is_alphanumeric();
             }
+            i += c.len_utf8();
         }
+    }
+
+    /// [`Self::feed`] for the ASCII bytes from `i` on, up to the first non-ASCII byte or
+    /// the cap; returns where it stopped (when the cap is reached: anywhere).
+    ///
+    /// It reads up to [`masks::BLOCK`] bytes at a time from bit masks, without a branch
+    /// per byte. Byte by byte, whitespace ends a token, and the token counts as a word if
+    /// it has a letter or digit: `has[p] = token[p] & (has[p - 1] | alnum[p])`. The bytes
+    /// where `has` is still false are the runs of plain (non-alphanumeric) token bytes
+    /// that begin a token; adding each run's first bit to the plain mask carries through
+    /// the run and clears it, which picks those runs out. A word ends at each whitespace
+    /// byte after a byte where `has` holds. Words only grow at whitespace, so when a
+    /// block would reach the cap, counting stops just after a whitespace byte, with no
+    /// token open.
+    fn feed_ascii(&mut self, bytes: &[u8], mut i: usize) -> usize {
+        let max_words = self.cap.saturating_sub(self.cjk);
+        while i < bytes.len() && self.words < max_words {
+            let non_ascii = masks::at(bytes, i, |c| !c.is_ascii());
+            let n = (non_ascii.trailing_zeros() as usize).min(bytes.len() - i);
+            if n == 0 {
+                break;
+            }
+            let valid = low_bits(n);
+            let space = masks::at(bytes, i, |c| c.is_ascii_whitespace()) & valid;
+            let alnum = masks::at(bytes, i, |c| c.is_ascii_alphanumeric()) & valid;
+            let token = !space & valid;
+            let plain = token & !alnum;
+            // Token starts; bit 0 continues an open token, which is a start for the
+            // plain-run pick-out only if it does not count yet.
+            let starts = token & !((token << 1) | u64::from(self.in_token));
+            let open_plain = u64::from(self.in_token && !self.token_counts);
+            let seeds = plain & (starts | open_plain);
+            let not_yet = (plain.wrapping_add(seeds) ^ plain) & plain;
+            let has = token & !not_yet;
+            let ends = space & ((has << 1) | u64::from(self.token_counts));
+            let words = self.words + ends.count_ones() as usize;
+            if words >= max_words {
+                (self.words, self.in_token, self.token_counts) = (max_words, false, false);
+                return i + n;
+            }
+            self.words = words;
+            self.in_token = token >> (n - 1) & 1 == 1;
+            self.token_counts = has >> (n - 1) & 1 == 1;
+            i += n;
+        }
+        i
     }
 
     fn separate(&mut self) {
@@ -1374,9 +1569,19 @@ impl Counts {
     }
 }
 
-fn in_any(i: usize, sorted: &[Span]) -> bool {
-    let k = sorted.partition_point(|s| s.end <= i);
-    sorted.get(k).is_some_and(|s| s.start <= i)
+/// `spans.partition_point(pred)` (`pred` holds for a prefix of `spans`), searched from
+/// index `hint`: the few spans from there are looked at one by one before a binary
+/// search of the rest. Right for any hint; fast when the answer lies just after it.
+fn partition_point_near(spans: &[Span], hint: usize, pred: impl Fn(&Span) -> bool) -> usize {
+    let mut from = hint.min(spans.len());
+    if from > 0 && !pred(&spans[from - 1]) {
+        from = 0;
+    }
+    let rest = &spans[from..];
+    from + match rest.iter().take(4).position(|s| !pred(s)) {
+        Some(k) => k,
+        None => rest.partition_point(&pred),
+    }
 }
 
 fn trim_span(text: &str, start: usize, end: usize) -> Option<Span> {
@@ -1458,12 +1663,14 @@ fn is_rule(trimmed: &str) -> bool {
 
 /// Table rows (`| a | b |`) and separator rows (`---|---`).
 fn is_table_row(trimmed: &str) -> bool {
+    // The character test first: it fails at once on prose, where searching the whole
+    // line for `|` would not.
     trimmed.starts_with('|')
-        || (trimmed.contains('|')
-            && trimmed.contains('-')
-            && trimmed
-                .chars()
-                .all(|c| matches!(c, '|' | '-' | ':' | ' ' | '\t')))
+        || (trimmed
+            .bytes()
+            .all(|c| matches!(c, b'|' | b'-' | b':' | b' ' | b'\t'))
+            && trimmed.contains('|')
+            && trimmed.contains('-'))
 }
 
 /// `# Heading` … `###### Heading`.
@@ -1495,18 +1702,18 @@ fn is_emphasis_only(s: &str) -> bool {
 /// A short line without terminal punctuation that ends with a colon or is in Title Case.
 fn is_label(s: &str) -> bool {
     // A label of MAX_LABEL_WORDS words is never longer than this many bytes in practice.
-    if s.len() > MAX_LABEL_WORDS * 24 || ends_with_terminator(s) || label_words(s) > MAX_LABEL_WORDS
-    {
-        return false;
-    }
-    s.ends_with([':', '：']) || is_title_case(s)
+    // The checks are ordered cheapest and most decisive first; none has side effects.
+    s.len() <= MAX_LABEL_WORDS * 24
+        && !ends_with_terminator(s)
+        && (s.ends_with([':', '：']) || is_title_case(s))
+        && label_words(s) <= MAX_LABEL_WORDS
 }
 
 fn label_words(s: &str) -> usize {
     let cjk = s.chars().filter(|&c| is_cjk(c)).count();
     let words = s
         .split_whitespace()
-        .filter(|w| w.chars().any(|c| c.is_alphanumeric() && !is_cjk(c)))
+        .filter(|w| w.chars().any(|c| !is_cjk(c) && c.is_alphanumeric()))
         .count();
     words + cjk / 2
 }
@@ -1521,21 +1728,32 @@ fn ends_with_terminator(s: &str) -> bool {
 
 /// Every cased word capitalised, except minor words after the first.
 fn is_title_case(s: &str) -> bool {
+    // A whitespace-separated word is judged by its first letter or digit, so it is read
+    // up to there (and to its end only when that is needed): a line of CJK text without
+    // spaces is turned away at its first char instead of being split up first.
     let mut cased = 0;
-    for (index, raw) in s.split_whitespace().enumerate() {
-        let word = raw.trim_matches(|c: char| !c.is_alphanumeric());
-        let Some(first) = word.chars().next() else {
-            continue;
-        };
-        if first.is_uppercase() {
-            cased += 1;
-        } else if first.is_lowercase() {
-            if index == 0 || !contains_ignore_case(MINOR_WORDS, word) {
-                return false;
+    let mut rest = s.trim_start();
+    let mut index = 0;
+    while !rest.is_empty() {
+        // The word's first letter or digit, if it has one before the next whitespace.
+        let first = rest
+            .char_indices()
+            .find(|(_, c)| c.is_whitespace() || c.is_alphanumeric())
+            .filter(|(_, c)| c.is_alphanumeric());
+        let end = |rest: &str| rest.find(char::is_whitespace).unwrap_or(rest.len());
+        match first {
+            Some((_, c)) if c.is_uppercase() => cased += 1,
+            Some((k, c)) if c.is_lowercase() => {
+                let word = rest[k..end(rest)].trim_end_matches(|c: char| !c.is_alphanumeric());
+                if index == 0 || !contains_ignore_case(MINOR_WORDS, word) {
+                    return false;
+                }
             }
-        } else if !first.is_numeric() {
-            return false;
+            Some((_, c)) if !c.is_numeric() => return false,
+            _ => {}
         }
+        rest = rest[end(rest)..].trim_start();
+        index += 1;
     }
     cased > 0
 }
@@ -1585,37 +1803,218 @@ fn lead_text(s: &str) -> &str {
 
 /// Whether `s` starts with one of the phrases (ASCII case-insensitive, `’` read as `'`),
 /// ending at a word boundary when the phrase ends with a letter.
-fn starts_with_any(s: &str, phrases: &[&str]) -> bool {
-    let Some(first) = s.as_bytes().first().map(u8::to_ascii_lowercase) else {
-        return false;
-    };
-    phrases
-        .iter()
-        .any(|p| p.as_bytes().first() == Some(&first) && starts_with_phrase(s, p))
+fn starts_with_any(s: &str, phrases: &Phrases) -> bool {
+    phrases.first_match(s).is_some()
 }
 
-fn starts_with_phrase(s: &str, phrase: &str) -> bool {
-    let mut rest = s.chars();
-    for p in phrase.chars() {
-        let Some(c) = rest.next() else { return false };
-        let c = if c == '’' {
-            '\''
-        } else {
-            c.to_ascii_lowercase()
+/// A phrase list for [`starts_with_any`] (at most 64 phrases), indexed by first byte:
+/// bit `k` of `by_first[b]` is set when phrase `k` starts with byte `b`.
+struct Phrases {
+    list: &'static [&'static str],
+    by_first: [u64; 256],
+}
+
+impl Phrases {
+    /// The first phrase of the list (in list order) that `s` starts with, as
+    /// [`starts_with_phrase`] reads it. Only the phrases that start with the right byte
+    /// are tried.
+    fn first_match(&self, s: &str) -> Option<&'static str> {
+        let first = s.as_bytes().first()?.to_ascii_lowercase();
+        self.find(first, |p| starts_with_phrase(s, p))
+    }
+
+    /// Whether `s` starts with one of the phrases, byte for byte (case-sensitive).
+    fn any_exact_prefix(&self, s: &str) -> bool {
+        s.as_bytes()
+            .first()
+            .is_some_and(|&first| self.find(first, |p| s.starts_with(p)).is_some())
+    }
+
+    /// The first phrase (in list order) starting with byte `first` that `matches`.
+    fn find(&self, first: u8, matches: impl Fn(&str) -> bool) -> Option<&'static str> {
+        let mut bits = self.by_first[first as usize];
+        while bits != 0 {
+            let k = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            if let Some(p) = self.list.get(k).filter(|p| matches(p)) {
+                return Some(p);
+            }
+        }
+        None
+    }
+
+    const fn new(list: &'static [&'static str]) -> Self {
+        assert!(list.len() <= 64, "a phrase list has at most 64 phrases");
+        let mut by_first = [0u64; 256];
+        let mut i = 0;
+        while i < list.len() {
+            if let Some(b) = list[i].as_bytes().first() {
+                by_first[*b as usize] |= 1 << i;
+            }
+            i += 1;
+        }
+        Phrases { list, by_first }
+    }
+}
+
+/// A quick test that says "no" only when a text starts with none of the phrases of
+/// [`SIGN_OFFS`], [`GREETINGS`], [`META_PREFIXES`] and [`CONCLUSION_PREFIXES`] (as
+/// [`starts_with_phrase`] reads them), from the text's first three bytes (two, for the
+/// two-byte phrases) hashed into bit sets. Most sentences start with none of them.
+struct LeadFilter {
+    three: [u64; 64],
+    two: [u64; 64],
+}
+
+impl LeadFilter {
+    const fn new(lists: &[&[&str]]) -> Self {
+        let mut filter = LeadFilter {
+            three: [0; 64],
+            two: [0; 64],
         };
-        if c != p {
+        let mut l = 0;
+        while l < lists.len() {
+            let mut i = 0;
+            while i < lists[l].len() {
+                filter.add(lists[l][i].as_bytes());
+                i += 1;
+            }
+            l += 1;
+        }
+        filter
+    }
+
+    const fn add(&mut self, p: &[u8]) {
+        assert!(
+            p.len() >= 2 && p[0] != b'\'' && (p.len() >= 3 || p[1] != b'\''),
+            "lead phrases have two bytes or more, and no `'` among their first two"
+        );
+        if p.len() < 3 {
+            set_bit(&mut self.two, lead_hash(p[0], p[1], 0));
+            return;
+        }
+        set_bit(&mut self.three, lead_hash(p[0], p[1], p[2]));
+        // In a text, `’` (0xE2 0x80 0x99) may stand for a phrase's `'`.
+        if p[1] == b'\'' {
+            set_bit(&mut self.three, lead_hash(p[0], 0xE2, 0x80));
+        }
+        if p[2] == b'\'' {
+            set_bit(&mut self.three, lead_hash(p[0], p[1], 0xE2));
+        }
+    }
+
+    fn may_start(&self, s: &str) -> bool {
+        let low = |i: usize| s.as_bytes().get(i).map(u8::to_ascii_lowercase);
+        let (Some(a), Some(b)) = (low(0), low(1)) else {
+            return false;
+        };
+        has_bit(&self.two, lead_hash(a, b, 0))
+            || low(2).is_some_and(|c| has_bit(&self.three, lead_hash(a, b, c)))
+    }
+}
+
+/// A hash of three bytes into 0..4096.
+const fn lead_hash(a: u8, b: u8, c: u8) -> usize {
+    let key = (a as u32) << 16 | (b as u32) << 8 | c as u32;
+    (key.wrapping_mul(0x9E37_79B1) >> 20) as usize
+}
+
+const fn set_bit(bits: &mut [u64; 64], k: usize) {
+    bits[k / 64] |= 1 << (k % 64);
+}
+
+fn has_bit(bits: &[u64; 64], k: usize) -> bool {
+    bits[k / 64] & (1 << (k % 64)) != 0
+}
+
+static LEAD_FILTER: LeadFilter =
+    LeadFilter::new(&[SIGN_OFFS, GREETINGS, META_PREFIXES, CONCLUSION_PREFIXES]);
+
+static SIGN_OFF_PHRASES: Phrases = Phrases::new(SIGN_OFFS);
+static GREETING_PHRASES: Phrases = Phrases::new(GREETINGS);
+static META_PHRASES: Phrases = Phrases::new(META_PREFIXES);
+static CONCLUSION_PHRASES: Phrases = Phrases::new(CONCLUSION_PREFIXES);
+static PERCENT_PHRASES: Phrases = Phrases::new(PERCENT_WORDS);
+static CURRENCY_PHRASES: Phrases = Phrases::new(CURRENCY_WORDS);
+static MONEY_MAGNITUDE_PHRASES: Phrases = Phrases::new(MONEY_MAGNITUDES);
+static CJK_CURRENCY_PHRASES: Phrases = Phrases::new(CJK_CURRENCY_WORDS);
+
+fn starts_with_phrase(s: &str, phrase: &str) -> bool {
+    // Byte by byte: an ASCII byte of the phrase matches the same byte of `s` in either
+    // case, a byte of a non-ASCII char only itself (so whole chars match whole chars),
+    // and `'` also matches all three bytes of `’`.
+    let b = s.as_bytes();
+    let mut i = 0;
+    for &p in phrase.as_bytes() {
+        if p == b'\'' && b[i..].starts_with("’".as_bytes()) {
+            i += "’".len();
+        } else if b.get(i).is_some_and(|c| c.to_ascii_lowercase() == p) {
+            i += 1;
+        } else {
             return false;
         }
     }
     let needs_boundary = phrase
-        .chars()
-        .next_back()
-        .is_some_and(|c| c.is_ascii_alphanumeric());
-    !needs_boundary || !rest.next().is_some_and(char::is_alphanumeric)
+        .as_bytes()
+        .last()
+        .is_some_and(u8::is_ascii_alphanumeric);
+    !needs_boundary || !s[i..].chars().next().is_some_and(char::is_alphanumeric)
 }
 
 fn contains_ignore_case(list: &[&str], word: &str) -> bool {
     list.iter().any(|w| w.eq_ignore_ascii_case(word))
+}
+
+/// A word list with the lengths of its shortest and longest words, so that words of
+/// other lengths (most words before a `.`, say) are turned away without a look at the
+/// list.
+struct WordSet {
+    list: &'static [&'static str],
+    min_len: usize,
+    max_len: usize,
+}
+
+impl WordSet {
+    const fn new(list: &'static [&'static str]) -> Self {
+        let (mut min_len, mut max_len) = (usize::MAX, 0);
+        let mut i = 0;
+        while i < list.len() {
+            let len = list[i].len();
+            if len < min_len {
+                min_len = len;
+            }
+            if len > max_len {
+                max_len = len;
+            }
+            i += 1;
+        }
+        WordSet {
+            list,
+            min_len,
+            max_len,
+        }
+    }
+
+    fn fits(&self, word: &str) -> bool {
+        (self.min_len..=self.max_len).contains(&word.len())
+    }
+
+    fn contains(&self, word: &str) -> bool {
+        self.fits(word) && self.list.contains(&word)
+    }
+
+    fn contains_ignore_case(&self, word: &str) -> bool {
+        self.fits(word) && contains_ignore_case(self.list, word)
+    }
+}
+
+static ALWAYS_ABBREVIATION_SET: WordSet = WordSet::new(ALWAYS_ABBREVIATIONS);
+static AMBIGUOUS_ABBREVIATION_SET: WordSet = WordSet::new(AMBIGUOUS_ABBREVIATIONS);
+static CURRENCY_CODE_SET: WordSet = WordSet::new(CURRENCY_CODES);
+
+/// The `n` lowest bits set (`n` <= 64).
+fn low_bits(n: usize) -> u64 {
+    u64::MAX.checked_shr(64 - n as u32).unwrap_or(0)
 }
 
 /// Han, kana, Hangul and CJK compatibility characters.
@@ -1669,6 +2068,9 @@ impl SignalSet {
 fn scan_figures(s: &str, found: &mut SignalSet) {
     let b = s.as_bytes();
     let first = s.len() - s.trim_start().len();
+    // The bytes that may start a bracket or a digit: `[`, an ASCII digit, or 0xEF, the
+    // first byte of the full-width digits `０`–`９`.
+    let mut starts = masks::Finder::new(b, |c| c == b'[' || c.wrapping_sub(b'0') < 10 || c == 0xEF);
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'[' {
@@ -1678,7 +2080,7 @@ fn scan_figures(s: &str, found: &mut SignalSet) {
             }
         }
         if digit_len(b, i) == 0 {
-            i += 1;
+            i = starts.next(i + 1);
             continue;
         }
         let end = figure_end(b, i);
@@ -1805,7 +2207,7 @@ fn glued_prefix_signal(letters: &str, tok: &str) -> Option<ClaimSignal> {
     if letters.eq_ignore_ascii_case("fy") {
         return Some(ClaimSignal::Date);
     }
-    if CURRENCY_CODES.contains(&letters) {
+    if CURRENCY_CODE_SET.contains(letters) {
         return Some(ClaimSignal::Money);
     }
     None
@@ -1865,7 +2267,7 @@ fn currency_before(s: &str, a: usize) -> bool {
         return true;
     }
     let word = ascii_letters_before(head, head.len());
-    !word.is_empty() && CURRENCY_CODES.contains(&word)
+    !word.is_empty() && CURRENCY_CODE_SET.contains(word)
 }
 
 fn strip_one_space(s: &str) -> &str {
@@ -1875,20 +2277,20 @@ fn strip_one_space(s: &str) -> &str {
 
 fn percent_after(rest: &str) -> bool {
     let r = strip_one_space(rest);
-    r.starts_with(['%', '％']) || starts_with_any(r, PERCENT_WORDS)
+    r.starts_with(['%', '％']) || starts_with_any(r, &PERCENT_PHRASES)
 }
 
 fn money_after(rest: &str) -> bool {
     let mut r = strip_one_space(rest);
-    if let Some(m) = MONEY_MAGNITUDES.iter().find(|m| starts_with_phrase(r, m)) {
+    if let Some(m) = MONEY_MAGNITUDE_PHRASES.first_match(r) {
         r = strip_one_space(&r[m.len()..]);
     }
     r = r.strip_prefix("of ").unwrap_or(r);
-    if r.starts_with(CURRENCY_SYMBOLS) || CJK_CURRENCY_WORDS.iter().any(|w| r.starts_with(w)) {
+    if r.starts_with(CURRENCY_SYMBOLS) || CJK_CURRENCY_PHRASES.any_exact_prefix(r) {
         return true;
     }
     let word = ascii_letters_at(r, 0);
-    CURRENCY_CODES.contains(&word) || starts_with_any(r, CURRENCY_WORDS)
+    CURRENCY_CODE_SET.contains(word) || starts_with_any(r, &CURRENCY_PHRASES)
 }
 
 /// `2023年`, `90年代`, `3月`, `3日`, `20世纪`; a duration such as `20年` is a number.
@@ -1969,13 +2371,528 @@ fn is_month(word: &str) -> bool {
 }
 
 /// Applies the word rules (superlatives, magnitudes, CJK words).
+///
+/// A hand-written scanner finds exactly the matches of [`WORD_RE`], much faster. The one
+/// thing it does not know is Unicode case folding of the two non-ASCII letters that fold
+/// onto ASCII ones (`ſ` onto `s`, the Kelvin sign `K` onto `k`); for the rare text with
+/// one of those it gives up and the regular expression runs instead.
 fn scan_words(s: &str, found: &mut SignalSet) {
+    let mut words = SignalSet::default();
+    if scan_words_fast(s, &mut words) {
+        found.0 |= words.0;
+        return;
+    }
     for m in WORD_RE.find_iter(s) {
         if let Some(signal) = word_signal(s, m.start(), m.end()) {
             found.add(signal);
         }
     }
 }
+
+/// The matches of [`WORD_RE`], leftmost first, without the regex engine: each match is
+/// classified by [`word_signal`] as the regex's would be. Returns `false` (with `found`
+/// incomplete) if the text has a char that folds onto an ASCII letter.
+///
+/// A match can only start where a run of ASCII word characters starts (the regex's
+/// `\b`), at `#`, or at a non-ASCII char. The text is read in blocks of 64 bytes, each
+/// turned into bit masks of those places (see [`BlockMasks`]), so that the scan visits
+/// only them and, for words, checks their length and first and last letters against the
+/// lists before anything else; branching byte by byte on word boundaries would cost a
+/// mispredicted branch per word. A run of CJK text is read in one go by
+/// [`scan_cjk_run`].
+fn scan_words_fast(s: &str, found: &mut SignalSet) -> bool {
+    let words = &*WORD_INDEX;
+    let cjk_starts = &*CJK_WORD_STARTS;
+    let b = s.as_bytes();
+    // Matches found so far end here; nothing before it may start another.
+    let mut resume = 0;
+    // A run of CJK text read already ends here.
+    let mut read: usize = 0;
+    // Whether the byte before the current block is a word character.
+    let mut word_before = false;
+    let mut ahead = BlockMasks::at(b, 0);
+    for base in (0..b.len()).step_by(masks::BLOCK) {
+        // This block's masks, and the next one's, for runs that go on into it.
+        let here = ahead;
+        let next = base + masks::BLOCK;
+        ahead = if next < b.len() {
+            BlockMasks::at(b, next)
+        } else {
+            BlockMasks { word: 0, other: 0 }
+        };
+        let run_starts = here.word & !((here.word << 1) | u64::from(word_before));
+        word_before = here.word >> 63 == 1;
+        let mut stops = words.long_enough(run_starts, here.word) | here.other;
+        // Nothing in a CJK run read already is a stop.
+        stops &= !low_bits(read.saturating_sub(base).min(masks::BLOCK));
+        while stops != 0 {
+            let k = stops.trailing_zeros() as usize;
+            stops &= stops - 1;
+            let i = base + k;
+            let run_start = here.word >> k & 1 == 1;
+            if !run_start && b[i] >= 0x80 {
+                if folds_to_ascii(&b[i..]) {
+                    return false;
+                }
+                if is_three_byte_lead(b[i]) {
+                    // CJK text: read its run of three-byte chars at once.
+                    match scan_cjk_run(s, i, &mut resume, found, cjk_starts) {
+                        Some(end) => read = end,
+                        None => return false,
+                    }
+                    stops &= !low_bits((read - base).min(masks::BLOCK));
+                    continue;
+                }
+            }
+            if i < resume {
+                continue;
+            }
+            let matched = if run_start {
+                // The run ends at the first non-word byte, maybe in a later block.
+                let mut run = i + (!(here.word >> k)).trailing_zeros() as usize;
+                if run == next {
+                    run += (!ahead.word).trailing_zeros() as usize;
+                }
+                if run == next + masks::BLOCK {
+                    run += b[run..]
+                        .iter()
+                        .take_while(|&&c| is_ascii_word_byte(c))
+                        .count();
+                }
+                words.match_at(s, i, run)
+            } else if b[i] == b'#' {
+                // `#1` followed by a word boundary.
+                let hash_one = b.get(i + 1) == Some(&b'1')
+                    && !b.get(i + 2).is_some_and(|&c| is_ascii_word_byte(c));
+                hash_one.then_some(i + 2)
+            } else {
+                s[i..]
+                    .chars()
+                    .next()
+                    .and_then(|c| cjk_word_match(s, i, c, cjk_starts))
+            };
+            if let Some(end) = matched {
+                if let Some(signal) = word_signal(s, i, end) {
+                    found.add(signal);
+                }
+                resume = end;
+            }
+        }
+    }
+    true
+}
+
+/// Reads the run of three-byte chars (CJK text is made of them) that starts at `i`, as
+/// [`scan_words_fast`] would one char at a time: it matches the CJK words at every char
+/// from `resume` on (moving `resume` past each match) and looks for the Kelvin sign.
+/// Returns where the run ends, or `None` if it has a Kelvin sign. The chars are read
+/// without decoding, and only the few that may start a CJK word are looked at further.
+fn scan_cjk_run(
+    s: &str,
+    i: usize,
+    resume: &mut usize,
+    found: &mut SignalSet,
+    starts: &CjkStarts,
+) -> Option<usize> {
+    let b = s.as_bytes();
+    let mut j = i;
+    while let Some(&[lead, b1, b2]) = b.get(j..j + 3) {
+        if !is_three_byte_lead(lead) {
+            break;
+        }
+        if folds_to_ascii(&b[j..]) {
+            return None;
+        }
+        if j >= *resume && starts.any.contains_code(three_byte_code(lead, b1, b2)) {
+            let matched = s[j..]
+                .chars()
+                .next()
+                .and_then(|c| cjk_word_match(s, j, c, starts));
+            if let Some(end) = matched {
+                if let Some(signal) = word_signal(s, j, end) {
+                    found.add(signal);
+                }
+                *resume = end;
+            }
+        }
+        j += 3;
+    }
+    Some(j)
+}
+
+/// Whether `b` is the first byte of a three-byte UTF-8 char (U+0800 to U+FFFF).
+fn is_three_byte_lead(b: u8) -> bool {
+    b & 0xF0 == 0xE0
+}
+
+/// The code point of the three-byte UTF-8 char `lead b1 b2`.
+fn three_byte_code(lead: u8, b1: u8, b2: u8) -> usize {
+    usize::from(lead & 0x0F) << 12 | usize::from(b1 & 0x3F) << 6 | usize::from(b2 & 0x3F)
+}
+
+/// Whether `b` starts with one of the two non-ASCII chars that Unicode case folding
+/// maps onto ASCII letters: `ſ` (onto `s`) and the Kelvin sign `K` (onto `k`).
+fn folds_to_ascii(b: &[u8]) -> bool {
+    matches!(b.first(), Some(0xC5 | 0xE2))
+        && (b.starts_with("ſ".as_bytes()) || b.starts_with("\u{212A}".as_bytes()))
+}
+
+/// Bit masks over the first [`masks::BLOCK`] bytes of a text: bit `k` stands for byte
+/// `k`.
+#[derive(Clone, Copy)]
+struct BlockMasks {
+    /// ASCII word characters `[0-9A-Za-z_]`.
+    word: u64,
+    /// `#` and the first bytes of non-ASCII chars (0xC0 and up).
+    other: u64,
+}
+
+impl BlockMasks {
+    /// The masks of the block of `text` that starts at `start`.
+    fn at(text: &[u8], start: usize) -> Self {
+        BlockMasks {
+            word: masks::at(text, start, is_ascii_word_byte),
+            other: masks::at(text, start, |c| c == b'#' || c >= 0xC0),
+        }
+    }
+}
+
+/// Bit masks of byte classes over blocks of text, for scans that would otherwise branch
+/// byte by byte. Each mask is built in two loops the compiler turns into vector
+/// instructions: one sets a flag byte (0x80 or 0) per input byte, the other packs the
+/// flags eight at a time into bits. A class is a plain test on one byte.
+mod masks {
+    /// The most bytes one mask covers.
+    pub const BLOCK: usize = 64;
+
+    /// Bit `k` set when byte `start + k` of `text` is in the class (for the bytes up to
+    /// the end of the text; `start` < `text.len()`). A block that runs past the end is
+    /// read as the last [`BLOCK`] bytes of the text, shifted, or, in a text shorter than
+    /// a block, from a zero-padded copy (a class must leave the zero byte out).
+    #[inline]
+    pub fn at(text: &[u8], start: usize, class: impl Fn(u8) -> bool) -> u64 {
+        if let Some(block) = text.get(start..).and_then(|rest| rest.first_chunk()) {
+            return of(block, class);
+        }
+        let tail = text.len().saturating_sub(start);
+        if let Some(last) = text.last_chunk::<BLOCK>() {
+            return of(last, class) >> (BLOCK - tail);
+        }
+        let mut padded = [0u8; BLOCK];
+        padded[..text.len()].copy_from_slice(text);
+        of(&padded, class) >> start.min(BLOCK - 1)
+    }
+
+    /// Bit `k` set when byte `k` of `block` is in the class.
+    #[inline]
+    fn of(block: &[u8; BLOCK], class: impl Fn(u8) -> bool) -> u64 {
+        let mut flags = [0u8; BLOCK];
+        for (flag, &c) in flags.iter_mut().zip(block) {
+            *flag = if class(c) { 0x80 } else { 0 };
+        }
+        let words = flags.chunks_exact(8).map(|eight| {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(eight);
+            u64::from_le_bytes(word)
+        });
+        // Blocks without a byte of the class are common; they skip the packing.
+        if words.clone().fold(0, |any, w| any | w) == 0 {
+            return 0;
+        }
+        words
+            .enumerate()
+            .fold(0, |mask, (j, w)| mask | high_bits(w) << (8 * j))
+    }
+
+    /// The high bits of the eight bytes of `x`, as bits 0 to 7. The multiplication
+    /// moves the high bit of byte `k` (shifted down to bit `8k`) to bit `56 + k`, and no
+    /// two partial products meet.
+    fn high_bits(x: u64) -> u64 {
+        ((x >> 7) & 0x0101_0101_0101_0101).wrapping_mul(0x0102_0408_1020_4080) >> 56
+    }
+
+    /// Finds the bytes of one class in a text, left to right, building the mask of each
+    /// block of [`BLOCK`] bytes (at multiples of [`BLOCK`]) once.
+    pub struct Finder<'t, C> {
+        text: &'t [u8],
+        class: C,
+        /// The block last built: its start and mask.
+        block: Option<(usize, u64)>,
+    }
+
+    impl<'t, C: Fn(u8) -> bool + Copy> Finder<'t, C> {
+        pub fn new(text: &'t [u8], class: C) -> Self {
+            Finder {
+                text,
+                class,
+                block: None,
+            }
+        }
+
+        /// The first index at or after `from` whose byte is in the class, or the
+        /// length of the text.
+        #[inline]
+        pub fn next(&mut self, from: usize) -> usize {
+            let mut pos = from;
+            while pos < self.text.len() {
+                let base = pos - pos % BLOCK;
+                let mask = match self.block {
+                    Some((start, mask)) if start == base => mask,
+                    _ => {
+                        let mask = at(self.text, base, self.class);
+                        self.block = Some((base, mask));
+                        mask
+                    }
+                };
+                let ahead = mask >> (pos - base);
+                if ahead != 0 {
+                    return pos + ahead.trailing_zeros() as usize;
+                }
+                pos = base + BLOCK;
+            }
+            self.text.len()
+        }
+    }
+}
+
+/// `[0-9A-Za-z_]`: the word characters of the regex's ASCII word boundary `(?-u:\b)`.
+fn is_ascii_word_byte(c: u8) -> bool {
+    // Written as arithmetic, so that the loops of `masks` vectorise: `| 0x20` lower-cases
+    // ASCII letters and maps no other byte into `a..=z`.
+    (c | 0x20).wrapping_sub(b'a') < 26 || c.wrapping_sub(b'0') < 10 || c == b'_'
+}
+
+/// The phrases of the ASCII word alternatives of [`WORD_RE`], grouped by their first
+/// word (in the regex's order within a group), in a small open-addressing hash table
+/// keyed by the lower-cased first word packed into a `u128`. A filter on the length and
+/// the first and last letters of the first words turns most words of a text away before
+/// any hashing.
+struct WordIndex {
+    /// `(key, group)`; key 0 marks an empty slot (no word packs to 0).
+    slots: Vec<(u128, usize)>,
+    groups: Vec<Vec<&'static str>>,
+    /// For each first letter and length, the set of last letters (bit 0: `a`).
+    filter: Vec<u32>,
+    /// The length of the shortest first word.
+    min_len: usize,
+}
+
+/// The longest first word [`WordIndex`] can hold: the bytes of a `u128`.
+const MAX_WORD_LEN: usize = 16;
+
+/// Slots in [`WordIndex`]: a power of two, at least twice the number of words.
+const WORD_SLOTS: usize = 512;
+
+impl WordIndex {
+    fn build() -> Self {
+        let mut index = WordIndex {
+            slots: vec![(0, 0); WORD_SLOTS],
+            groups: Vec::new(),
+            filter: vec![0; 26 * (MAX_WORD_LEN + 1)],
+            min_len: MAX_WORD_LEN,
+        };
+        for phrase in SUPERLATIVE_WORDS.iter().chain(MAGNITUDE_WORDS) {
+            let first = phrase.split(' ').next().unwrap_or(phrase);
+            let Some(key) = word_key(first.as_bytes()) else {
+                continue;
+            };
+            if let Some((k, bit)) = Self::filter_entry(first.as_bytes()) {
+                index.filter[k] |= bit;
+            }
+            index.min_len = index.min_len.min(first.len());
+            let slot = index.slot(key);
+            if index.slots[slot].0 == key {
+                index.groups[index.slots[slot].1].push(*phrase);
+            } else {
+                index.slots[slot] = (key, index.groups.len());
+                index.groups.push(vec![*phrase]);
+            }
+        }
+        index
+    }
+
+    /// Where a word's first letter and length sit in `filter`, and its last letter's bit.
+    /// `None` for a word that is too long or does not start and end with a letter.
+    fn filter_entry(word: &[u8]) -> Option<(usize, u32)> {
+        // `| 0x20` lower-cases an ASCII letter; digits and `_` stay non-letters.
+        let first = word.first()? | 0x20;
+        let last = word.last()? | 0x20;
+        let letters = first.is_ascii_lowercase() && last.is_ascii_lowercase();
+        (letters && word.len() <= MAX_WORD_LEN).then(|| {
+            let k = usize::from(first - b'a') * (MAX_WORD_LEN + 1) + word.len();
+            (k, 1 << (last - b'a'))
+        })
+    }
+
+    /// The bits of `run_starts` (starts of runs of word characters in a block, whose
+    /// mask is `word`) whose runs are at least as long as the shortest first word. Bits
+    /// shifted in past the block's end count as word characters: a run there may go on.
+    fn long_enough(&self, run_starts: u64, word: u64) -> u64 {
+        (1..self.min_len).fold(run_starts, |starts, k| {
+            starts & ((word >> k) | !(u64::MAX >> k))
+        })
+    }
+
+    /// Whether `word` may be the first word of a phrase (no false negatives).
+    fn may_start(&self, word: &[u8]) -> bool {
+        Self::filter_entry(word).is_some_and(|(k, bit)| self.filter[k] & bit != 0)
+    }
+
+    /// The slot holding `key`, or the empty slot where it would go.
+    fn slot(&self, key: u128) -> usize {
+        let folded = (key as u64) ^ ((key >> 64) as u64);
+        let mut slot = (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize % WORD_SLOTS;
+        while self.slots[slot].0 != key && self.slots[slot].0 != 0 {
+            slot = (slot + 1) % WORD_SLOTS;
+        }
+        slot
+    }
+
+    /// Where the ASCII word alternative of [`WORD_RE`] that matches at `start` ends, if
+    /// one does; `start..run` is a maximal run of ASCII word characters.
+    fn match_at(&self, s: &str, start: usize, run: usize) -> Option<usize> {
+        ascii_word_match(s, start, run, self)
+    }
+
+    /// The phrases whose first word packs to `key`, in the regex's order.
+    fn phrases(&self, key: u128) -> &[&'static str] {
+        let (k, group) = self.slots[self.slot(key)];
+        if k == key {
+            &self.groups[group]
+        } else {
+            &[]
+        }
+    }
+}
+
+static WORD_INDEX: LazyLock<WordIndex> = LazyLock::new(WordIndex::build);
+
+/// A word of ASCII letters, lower-cased and packed into a `u128` (little-endian), or
+/// `None` if it has another character or more than [`MAX_WORD_LEN`] bytes.
+fn word_key(word: &[u8]) -> Option<u128> {
+    if word.len() > MAX_WORD_LEN {
+        return None;
+    }
+    let mut key = 0u128;
+    for (k, &c) in word.iter().enumerate() {
+        if !c.is_ascii_alphabetic() {
+            return None;
+        }
+        // `| 0x20` lower-cases an ASCII letter.
+        key |= u128::from(c | 0x20) << (8 * k);
+    }
+    Some(key)
+}
+
+/// Where the ASCII word alternative of [`WORD_RE`] that matches at `start` ends, if one
+/// does; `start..run` is a maximal run of ASCII word characters. A phrase's spaces match
+/// any run of whitespace, and its last word must end at a word boundary.
+fn ascii_word_match(s: &str, start: usize, run: usize, index: &WordIndex) -> Option<usize> {
+    let b = s.as_bytes();
+    if !index.may_start(&b[start..run]) {
+        return None;
+    }
+    let key = word_key(&b[start..run])?;
+    index.phrases(key).iter().find_map(|phrase| {
+        let mut end = run;
+        for part in phrase.split(' ').skip(1) {
+            let gap = s[end..]
+                .char_indices()
+                .find(|(_, c)| !c.is_whitespace())
+                .map_or(s.len() - end, |(k, _)| k);
+            let next = end + gap;
+            let len = b[next..]
+                .iter()
+                .take_while(|&&c| is_ascii_word_byte(c))
+                .count();
+            if gap == 0 || !b[next..next + len].eq_ignore_ascii_case(part.as_bytes()) {
+                return None;
+            }
+            end = next + len;
+        }
+        Some(end)
+    })
+}
+
+/// Where the CJK alternative of [`WORD_RE`] that matches at `i` (where the char `c`
+/// starts) ends, if one does. In the regex's order: a numeral (optional) and `万元` or
+/// `亿元`; the CJK words of [`CJK_WORD_RULES`] but `万`; a numeral and `万`.
+fn cjk_word_match(s: &str, i: usize, c: char, starts: &CjkStarts) -> Option<usize> {
+    if !starts.any.contains(c) {
+        return None;
+    }
+    let after = i + c.len_utf8();
+    let numeral = starts.numerals.contains(c);
+    if numeral {
+        if let Some(unit) = ["万元", "亿元"].iter().find(|u| s[after..].starts_with(*u)) {
+            return Some(after + unit.len());
+        }
+    }
+    let rest = &s[i..];
+    if let Some(word) = starts
+        .words
+        .iter()
+        .find(|(first, w)| *first == c && rest.starts_with(w))
+    {
+        return Some(i + word.1.len());
+    }
+    (numeral && s[after..].starts_with('万')).then(|| after + '万'.len_utf8())
+}
+
+/// What [`cjk_word_match`] looks up: the chars a match can start with, the numerals, and
+/// the CJK words of [`CJK_WORD_RULES`] but `万` (in order, each with its first char).
+struct CjkStarts {
+    any: CharSet,
+    numerals: CharSet,
+    words: Vec<(char, &'static str)>,
+}
+
+impl CjkStarts {
+    fn build() -> Self {
+        let words: Vec<(char, &'static str)> = CJK_WORD_RULES
+            .iter()
+            .filter(|(w, _)| *w != "万")
+            .filter_map(|(w, _)| Some((w.chars().next()?, *w)))
+            .collect();
+        CjkStarts {
+            any: CharSet::of(CJK_NUMERALS.chars().chain(words.iter().map(|(c, _)| *c))),
+            numerals: CharSet::of(CJK_NUMERALS.chars()),
+            words,
+        }
+    }
+}
+
+/// A set of chars, as a bitmap indexed by code point.
+struct CharSet(Vec<u64>);
+
+impl CharSet {
+    fn of(chars: impl Iterator<Item = char> + Clone) -> Self {
+        let words = chars
+            .clone()
+            .map(|c| c as usize / 64 + 1)
+            .max()
+            .unwrap_or(0);
+        let mut bits = vec![0u64; words];
+        for c in chars {
+            let k = c as usize;
+            bits[k / 64] |= 1 << (k % 64);
+        }
+        CharSet(bits)
+    }
+
+    fn contains(&self, c: char) -> bool {
+        self.contains_code(c as usize)
+    }
+
+    /// Whether the code point `k` is in the set.
+    fn contains_code(&self, k: usize) -> bool {
+        self.0
+            .get(k / 64)
+            .is_some_and(|word| word & (1 << (k % 64)) != 0)
+    }
+}
+
+static CJK_WORD_STARTS: LazyLock<CjkStarts> = LazyLock::new(CjkStarts::build);
 
 fn word_signal(s: &str, a: usize, e: usize) -> Option<ClaimSignal> {
     let word = &s[a..e];
@@ -2063,11 +2980,14 @@ fn cjk_word_signal(s: &str, word: &str, e: usize) -> Option<ClaimSignal> {
 
 /// Quotations of at least three words (CJK: four characters).
 fn scan_quotations(s: &str, found: &mut SignalSet) {
-    if !s.bytes().any(|b| b == b'"' || b == 0xE2 || b == 0xE3) {
-        return;
-    }
     let mut i = 0;
-    while let Some(c) = s[i..].chars().next() {
+    // Every opening quote starts with `"` or the lead byte 0xE2 (`“`) or 0xE3 (`「『`), so
+    // the chars between two of those bytes can be passed over unread.
+    while let Some(k) = memchr::memchr3(b'"', 0xE2, 0xE3, &s.as_bytes()[i..]) {
+        i += k;
+        let Some(c) = s[i..].chars().next() else {
+            return;
+        };
         let close = match c {
             '"' => Some('"'),
             '“' => Some('”'),
@@ -2089,7 +3009,7 @@ fn scan_quotations(s: &str, found: &mut SignalSet) {
 }
 
 fn long_quotation(inner: &str) -> bool {
-    let mut counts = Counts::default();
+    let mut counts = Counts::with_cap(FRAGMENT_CAP);
     counts.feed(inner);
     counts.separate();
     counts.words >= 3 || counts.cjk >= 4
