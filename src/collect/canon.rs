@@ -98,6 +98,14 @@ const INDEX_PAGES: &[&str] = &[
 /// Surrounding whitespace is trimmed and a scheme-less `www.` link gets `https://`.
 /// Userinfo is kept as written; refusing it is the verifier's job.
 pub fn canonicalize(raw: &str) -> Result<String, CanonError> {
+    canonical_url(raw).map(String::from)
+}
+
+/// The canonical form of an http/https link as a parsed [`Url`], for callers that go on
+/// to read its host and path ([`crate::collect::kind::classify_url`],
+/// [`title_from_canonical`]) without parsing it again. [`canonicalize`] is its string
+/// form; the rules are the same.
+pub fn canonical_url(raw: &str) -> Result<Url, CanonError> {
     let trimmed = raw.trim();
     check_len(trimmed.len())?;
     let mut url = if has_http_scheme(trimmed) {
@@ -112,9 +120,8 @@ pub fn canonicalize(raw: &str) -> Result<String, CanonError> {
     if !url.fragment().is_some_and(is_spa_route) {
         url.set_fragment(None);
     }
-    let out = String::from(url);
-    check_len(out.len())?;
-    Ok(out)
+    check_len(url.as_str().len())?;
+    Ok(url)
 }
 
 /// A readable title made from a canonical URL: host (without a leading `www.`) plus the
@@ -261,6 +268,15 @@ fn strip_tracking_params(url: &mut Url) {
 /// `#/page` and `#!/page` name different pages of a single-page app.
 fn is_spa_route(fragment: &str) -> bool {
     fragment.starts_with('/') || fragment.starts_with("!/")
+}
+
+/// [`title_from_url`] for a URL already parsed by [`canonical_url`].
+pub fn title_from_canonical(url: &Url) -> String {
+    if url.host_str().is_some_and(|h| !h.is_empty()) {
+        title_from_parsed(url)
+    } else {
+        fallback_title(url.as_str())
+    }
 }
 
 fn title_from_parsed(url: &Url) -> String {

@@ -20,6 +20,7 @@ use canon::CanonError;
 use kind::KindRules;
 use scan::{RefEntry, RefId, Scan};
 use std::collections::HashMap;
+use url::Url;
 
 /// Most unique sources kept per answer by default; links beyond it are counted in
 /// [`Metrics::links_skipped`] and named in a warning.
@@ -417,10 +418,13 @@ impl<'o> Builder<'o> {
         Some(index)
     }
 
-    fn key_of(&mut self, candidate: &Candidate<'_>) -> Result<(SourceKey, Option<String>), ()> {
+    fn key_of(&mut self, candidate: &Candidate<'_>) -> Result<(SourceKey, Option<Url>), ()> {
         if let Some(url) = candidate.url {
-            return match canon::canonicalize(url) {
-                Ok(canonical) => Ok((SourceKey::Url(canonical.clone()), Some(canonical))),
+            return match canon::canonical_url(url) {
+                Ok(canonical) => Ok((
+                    SourceKey::Url(canonical.as_str().to_string()),
+                    Some(canonical),
+                )),
                 Err(CanonError::TooLong { .. }) => {
                     self.too_long += 1;
                     Err(())
@@ -442,9 +446,9 @@ impl<'o> Builder<'o> {
         Ok((SourceKey::Named(kind, name.to_lowercase()), None))
     }
 
-    fn new_source(&mut self, candidate: &Candidate<'_>, canonical: Option<String>) -> usize {
+    fn new_source(&mut self, candidate: &Candidate<'_>, canonical: Option<Url>) -> usize {
         let kind = match &canonical {
-            Some(url) => match kind::classify(url, &self.options.kind_rules) {
+            Some(url) => match kind::classify_url(url, &self.options.kind_rules) {
                 SourceKind::Web => candidate.declared_kind.unwrap_or(SourceKind::Web),
                 internal => internal,
             },
@@ -456,7 +460,7 @@ impl<'o> Builder<'o> {
             (None, None) => Verdict::not_checked("no link to check"),
         };
         let (title, provisional) = match &canonical {
-            Some(url) => (canon::title_from_url(url), true),
+            Some(url) => (canon::title_from_canonical(url), true),
             None => match candidate.url {
                 Some(raw) => (canon::title_from_url(raw), true),
                 None => (clean_label(candidate.name.unwrap_or_default()), false),
@@ -464,7 +468,7 @@ impl<'o> Builder<'o> {
         };
         self.sources.push(Source {
             id: self.sources.len() + 1,
-            canonical_url: canonical,
+            canonical_url: canonical.map(String::from),
             url: candidate.url.map(|u| u.trim().to_string()),
             title,
             kind,
