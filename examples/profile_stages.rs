@@ -1,6 +1,6 @@
 //! Prints how long each collector stage takes over the DeepResearch Bench corpus, to
 //! see where time goes: `cargo run --release --example profile_stages`; with
-//! `--synthetic`, collect over the benchmark's 1 MB answer of 10,000 links;
+//! `--synthetic`, the same over the benchmark's 1 MB answer of 10,000 links;
 //! with `--scan-only`, only the scan, for profilers.
 use sourcebot::collect::{claims, scan};
 use std::time::Instant;
@@ -9,22 +9,11 @@ use std::time::Instant;
 mod support;
 
 fn main() {
-    if std::env::args().any(|a| a == "--synthetic") {
-        let answer =
-            sourcebot::model::Answer::from_text(support::synthetic_answer(1_000_000, 10_000));
-        let options = sourcebot::collect::CollectOptions::default();
-        let t = std::time::Instant::now();
-        for _ in 0..100 {
-            std::hint::black_box(sourcebot::collect::collect(&answer, &options));
-        }
-        let mb = answer.text.len() as f64 * 100.0 / 1e6;
-        println!(
-            "synthetic collect: {:7.1} MB/s",
-            mb / t.elapsed().as_secs_f64()
-        );
-        return;
-    }
-    let Some(articles) = support::drb_articles() else {
+    let articles = if std::env::args().any(|a| a == "--synthetic") {
+        vec![support::synthetic_answer(1_000_000, 10_000)]
+    } else if let Some(articles) = support::drb_articles() {
+        articles
+    } else {
         eprintln!("corpora not found at ../shared/corpora");
         return;
     };

@@ -344,10 +344,22 @@ enum SourceKey {
     Named(SourceKind, String),
 }
 
+/// Why a candidate has no key.
+#[derive(Debug, Clone, Copy)]
+enum KeyError {
+    /// Its link is longer than [`canon::MAX_URL_BYTES`].
+    TooLong,
+    /// It has neither a link nor a name.
+    Unnamed,
+}
+
 /// Accumulates sources from candidates.
-struct Builder<'o> {
+struct Builder<'o, 'a> {
     options: &'o CollectOptions,
     sources: Vec<Source>,
+    /// Where each link, as written, went: every mention of a URL after the first
+    /// (markers pointing at one reference, repeated links) skips canonicalisation.
+    placed_by_raw: HashMap<&'a str, Placed>,
     /// Whether each source's title is only made up from its URL (so a real one may replace it).
     provisional_title: Vec<bool>,
     index: HashMap<SourceKey, usize>,
@@ -361,11 +373,23 @@ struct Builder<'o> {
     invalid: Vec<String>,
 }
 
-impl<'o> Builder<'o> {
+/// What became of a link.
+#[derive(Debug, Clone, Copy)]
+enum Placed {
+    /// It is (part of) the source at this index.
+    Source(usize),
+    /// It is longer than [`canon::MAX_URL_BYTES`].
+    TooLong,
+    /// It came after the source limit was reached.
+    OverLimit,
+}
+
+impl<'o, 'a> Builder<'o, 'a> {
     fn new(options: &'o CollectOptions) -> Self {
         Builder {
             options,
             sources: Vec::new(),
+            placed_by_raw: HashMap::new(),
             provisional_title: Vec::new(),
             index: HashMap::new(),
             citation_targets: Vec::new(),
@@ -378,7 +402,7 @@ impl<'o> Builder<'o> {
         }
     }
 
-    fn add_all(&mut self, candidates: Vec<Candidate<'_>>) {
+    fn add_all(&mut self, candidates: Vec<Candidate<'a>>) {
         for candidate in candidates {
             if let Some(index) = self.add(&candidate) {
                 if let Some(span) = candidate.citation {
@@ -393,42 +417,65 @@ impl<'o> Builder<'o> {
 
     /// Merges one candidate; returns the index of its source, or `None` when it was
     /// not kept (counted and warned about).
-    fn add(&mut self, candidate: &Candidate<'_>) -> Option<usize> {
+    fn add(&mut self, candidate: &Candidate<'a>) -> Option<usize> {
+        let placed = match candidate.url.and_then(|raw| self.placed_by_raw.get(raw)) {
+            Some(&placed) => placed,
+            None => {
+                let placed = self.place(candidate)?;
+                if let Some(raw) = candidate.url {
+                    self.placed_by_raw.insert(raw, placed);
+                }
+                placed
+            }
+        };
+        match placed {
+            Placed::Source(index) => {
+                self.merge(index, candidate);
+                Some(index)
+            }
+            Placed::TooLong => {
+                self.too_long += 1;
+                self.links_skipped += 1;
+                None
+            }
+            Placed::OverLimit => {
+                self.over_limit += 1;
+                self.links_skipped += 1;
+                None
+            }
+        }
+    }
+
+    /// Finds or makes the source a candidate names. `None` for a candidate with neither
+    /// a link nor a name (counted as skipped).
+    fn place(&mut self, candidate: &Candidate<'_>) -> Option<Placed> {
         let (key, canonical) = match self.key_of(candidate) {
             Ok(keyed) => keyed,
-            Err(()) => {
+            Err(KeyError::TooLong) => return Some(Placed::TooLong),
+            Err(KeyError::Unnamed) => {
                 self.links_skipped += 1;
                 return None;
             }
         };
-        let index = match self.index.get(&key) {
-            Some(&index) => index,
-            None => {
-                if self.sources.len() >= self.options.max_sources {
-                    self.links_skipped += 1;
-                    self.over_limit += 1;
-                    return None;
-                }
-                let index = self.new_source(candidate, canonical);
-                self.index.insert(key, index);
-                index
-            }
-        };
-        self.merge(index, candidate);
-        Some(index)
+        if let Some(&index) = self.index.get(&key) {
+            return Some(Placed::Source(index));
+        }
+        if self.sources.len() >= self.options.max_sources {
+            return Some(Placed::OverLimit);
+        }
+        let index = self.new_source(candidate, canonical);
+        self.index.insert(key, index);
+        Some(Placed::Source(index))
     }
 
-    fn key_of(&mut self, candidate: &Candidate<'_>) -> Result<(SourceKey, Option<Url>), ()> {
+    fn key_of(&mut self, candidate: &Candidate<'_>) -> Result<(SourceKey, Option<Url>), KeyError> {
         if let Some(url) = candidate.url {
             return match canon::canonical_url(url) {
                 Ok(canonical) => Ok((
                     SourceKey::Url(canonical.as_str().to_string()),
                     Some(canonical),
                 )),
-                Err(CanonError::TooLong { .. }) => {
-                    self.too_long += 1;
-                    Err(())
-                }
+                Err(CanonError::TooLong { .. }) => Err(KeyError::TooLong),
                 Err(error) => {
                     if self.invalid.len() < 5 {
                         self.invalid.push(format!("{} ({error})", shorten(url, 80)));
@@ -441,7 +488,7 @@ impl<'o> Builder<'o> {
             .name
             .map(str::trim)
             .filter(|n| !n.is_empty())
-            .ok_or(())?;
+            .ok_or(KeyError::Unnamed)?;
         let kind = candidate.declared_kind.unwrap_or(SourceKind::Web);
         Ok((SourceKey::Named(kind, name.to_lowercase()), None))
     }
