@@ -177,14 +177,7 @@ const MAX_MARKER_BYTES: usize = 64;
 
 /// Scans `text` for every citation form.
 pub fn scan(text: &str) -> Scan {
-    let mut scanner = Scanner {
-        text,
-        bytes: text.as_bytes(),
-        out: Scan::default(),
-        in_reference_section: false,
-        paragraph_end: 0,
-        triggers: Triggers::STALE,
-    };
+    let mut scanner = Scanner::new(text);
     scanner.run();
     scanner.out
 }
@@ -203,6 +196,17 @@ struct Scanner<'a> {
 }
 
 impl<'a> Scanner<'a> {
+    fn new(text: &'a str) -> Self {
+        Scanner {
+            text,
+            bytes: text.as_bytes(),
+            out: Scan::default(),
+            in_reference_section: false,
+            paragraph_end: 0,
+            triggers: Triggers::new(text.as_bytes()),
+        }
+    }
+
     fn run(&mut self) {
         let mut pos = 0;
         while pos < self.bytes.len() {
@@ -489,7 +493,7 @@ impl<'a> Scanner<'a> {
         }
         let end = pos + 1 + close + 1;
         let span = Span::new(pos, end);
-        if is_http_scheme(name) || starts_with_www(name) {
+        if is_http_scheme(name) || is_www(name.as_bytes()) {
             self.push_link(InlineLink {
                 span,
                 url: name.to_string(),
@@ -539,28 +543,55 @@ struct Triggers {
 }
 
 impl Triggers {
-    /// Triggers that are all stale, so the first query searches.
-    const STALE: Triggers = Triggers {
-        markup: 0,
-        punctuation: 0,
-        letter_w: 0,
-    };
+    /// The first trigger of each group in `bytes`.
+    fn new(bytes: &[u8]) -> Self {
+        Triggers {
+            markup: next_markup(bytes, 0),
+            punctuation: next_punctuation(bytes, 0),
+            letter_w: next_letter_w(bytes, 0),
+        }
+    }
 
-    /// The first position at or after `pos` holding a trigger byte (`usize::MAX` when none).
+    /// The first position at or after `pos` holding a trigger byte (`usize::MAX` when
+    /// none). A group is searched again only when `pos` has passed its last hit.
     fn next(&mut self, bytes: &[u8], pos: usize) -> usize {
-        let found = |i: Option<usize>| i.map_or(usize::MAX, |i| pos + i);
-        let rest = bytes.get(pos..).unwrap_or_default();
-        if self.markup < pos || (self.markup == 0 && pos == 0) {
-            self.markup = found(memchr::memchr3(b'`', b'<', b'[', rest));
+        if self.markup < pos {
+            self.markup = next_markup(bytes, pos);
         }
-        if self.punctuation < pos || (self.punctuation == 0 && pos == 0) {
-            self.punctuation = found(memchr::memchr3(b'(', b':', b'!', rest));
+        if self.punctuation < pos {
+            self.punctuation = next_punctuation(bytes, pos);
         }
-        if self.letter_w < pos || (self.letter_w == 0 && pos == 0) {
-            self.letter_w = found(memchr::memchr2(b'w', b'W', rest));
+        if self.letter_w < pos {
+            self.letter_w = next_letter_w(bytes, pos);
         }
         self.markup.min(self.punctuation).min(self.letter_w)
     }
+}
+
+/// Where the search for a trigger group from `pos` lands (`usize::MAX` when nowhere).
+fn found_from(pos: usize, hit: Option<usize>) -> usize {
+    hit.map_or(usize::MAX, |i| pos + i)
+}
+
+fn next_markup(bytes: &[u8], pos: usize) -> usize {
+    found_from(
+        pos,
+        memchr::memchr3(b'`', b'<', b'[', bytes.get(pos..).unwrap_or_default()),
+    )
+}
+
+fn next_punctuation(bytes: &[u8], pos: usize) -> usize {
+    found_from(
+        pos,
+        memchr::memchr3(b'(', b':', b'!', bytes.get(pos..).unwrap_or_default()),
+    )
+}
+
+fn next_letter_w(bytes: &[u8], pos: usize) -> usize {
+    found_from(
+        pos,
+        memchr::memchr2(b'w', b'W', bytes.get(pos..).unwrap_or_default()),
+    )
 }
 
 /// When the `:` at `colon` ends an `http` or `https` scheme followed by `//`, where the
@@ -746,7 +777,7 @@ fn definition(span: Span, id: RefId, rest: &str) -> Option<RefEntry> {
         let len = rest.find(char::is_whitespace).unwrap_or(rest.len());
         (&rest[..len], &rest[len..])
     };
-    if url.is_empty() || !(is_http_scheme(url) || starts_with_www(url)) {
+    if url.is_empty() || !(is_http_scheme(url) || is_www(url.as_bytes())) {
         return None;
     }
     let title = clean_title(
@@ -846,14 +877,7 @@ fn strip_bullet(s: &str) -> &str {
 
 /// Scans a fragment of a line (the rest of a reference entry) for its links.
 fn scan_fragment(fragment: &str) -> Scan {
-    let mut scanner = Scanner {
-        text: fragment,
-        bytes: fragment.as_bytes(),
-        out: Scan::default(),
-        in_reference_section: false,
-        paragraph_end: 0,
-        triggers: Triggers::STALE,
-    };
+    let mut scanner = Scanner::new(fragment);
     scanner.inline(0, fragment.len());
     scanner.out
 }
@@ -1026,10 +1050,6 @@ pub fn is_http_scheme(s: &str) -> bool {
     scheme_prefix_len(s.trim_start()).is_some()
 }
 
-fn starts_with_www(s: &str) -> bool {
-    s.len() > 4 && s.as_bytes()[..4].eq_ignore_ascii_case(b"www.")
-}
-
 /// Whether `s` starts with a URL scheme (`letters:`).
 fn has_scheme(s: &str) -> bool {
     match s.find(':') {
@@ -1156,7 +1176,7 @@ fn url_token_len(s: &str) -> usize {
 fn bare_url_len(s: &str) -> Option<usize> {
     let prefix = match scheme_prefix_len(s) {
         Some(len) => len,
-        None if starts_with_www(s) => 4,
+        None if is_www(s.as_bytes()) => 4,
         None => return None,
     };
     let candidate = &s[..candidate_end(s)];
