@@ -8,6 +8,8 @@ use crate::collect::kind::KindRules;
 use crate::collect::CollectOptions;
 use crate::model::SourceKind;
 use crate::render::RenderOptions;
+use crate::verify::VerifySettings;
+use std::time::Duration;
 use thiserror::Error;
 
 /// A setting that is present but malformed.
@@ -31,6 +33,8 @@ pub struct Config {
     pub render: RenderOptions,
     /// Largest input read, in bytes.
     pub max_input_bytes: usize,
+    /// Link checking.
+    pub verify: VerifySettings,
 }
 
 impl Default for Config {
@@ -39,6 +43,7 @@ impl Default for Config {
             collect: CollectOptions::default(),
             render: RenderOptions::default(),
             max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
+            verify: VerifySettings::default(),
         }
     }
 }
@@ -57,6 +62,24 @@ pub const MAX_INPUT_BYTES: &str = "SOURCEBOT_MAX_INPUT_BYTES";
 pub const MAX_PER_KIND: &str = "SOURCEBOT_MAX_PER_KIND";
 /// `SOURCEBOT_KIND_ORDER`: display order of the kinds.
 pub const KIND_ORDER: &str = "SOURCEBOT_KIND_ORDER";
+/// `SOURCEBOT_VERIFY_TIMEOUT`: the whole probe of one link (`2s`, `1500ms`).
+pub const VERIFY_TIMEOUT: &str = "SOURCEBOT_VERIFY_TIMEOUT";
+/// `SOURCEBOT_VERIFY_CONCURRENCY`: probes at once, over all answers.
+pub const VERIFY_CONCURRENCY: &str = "SOURCEBOT_VERIFY_CONCURRENCY";
+/// `SOURCEBOT_VERIFY_PER_HOST`: probes of one host at once.
+pub const VERIFY_PER_HOST: &str = "SOURCEBOT_VERIFY_PER_HOST";
+/// `SOURCEBOT_VERIFY_CACHE_TTL`: how long a verified verdict is remembered (`1h`).
+pub const VERIFY_CACHE_TTL: &str = "SOURCEBOT_VERIFY_CACHE_TTL";
+/// `SOURCEBOT_VERIFY_CACHE_TTL_FAILED`: how long other verdicts are remembered (`5m`).
+pub const VERIFY_CACHE_TTL_FAILED: &str = "SOURCEBOT_VERIFY_CACHE_TTL_FAILED";
+/// `SOURCEBOT_VERIFY_CACHE_MAX`: verdicts remembered at most (0: no cache).
+pub const VERIFY_CACHE_MAX: &str = "SOURCEBOT_VERIFY_CACHE_MAX";
+/// `SOURCEBOT_VERIFY_ALLOW_PRIVATE`: `1` lets probes reach private and loopback
+/// addresses. For tests only: unsafe in production.
+pub const VERIFY_ALLOW_PRIVATE: &str = "SOURCEBOT_VERIFY_ALLOW_PRIVATE";
+
+/// The longest probe timeout accepted: a check that waits longer is no longer a check.
+pub const MAX_VERIFY_TIMEOUT: Duration = Duration::from_secs(60);
 
 impl Config {
     /// Reads the process environment.
@@ -95,7 +118,70 @@ impl Config {
         if let Some((name, value)) = get(KIND_ORDER) {
             config.render.kind_order = kind_order(name, &value)?;
         }
+        read_verify(&get, &mut config.verify)?;
         Ok(config)
+    }
+}
+
+fn read_verify(
+    get: &impl Fn(&'static str) -> Option<(&'static str, String)>,
+    verify: &mut VerifySettings,
+) -> Result<(), ConfigError> {
+    if let Some((name, value)) = get(VERIFY_TIMEOUT) {
+        verify.timeout = duration(name, &value, Duration::from_millis(100), MAX_VERIFY_TIMEOUT)?;
+    }
+    if let Some((name, value)) = get(VERIFY_CONCURRENCY) {
+        verify.concurrency = positive(name, &value, 1024)?;
+    }
+    if let Some((name, value)) = get(VERIFY_PER_HOST) {
+        verify.per_host = positive(name, &value, 64)?;
+    }
+    let week = Duration::from_secs(7 * 24 * 3600);
+    if let Some((name, value)) = get(VERIFY_CACHE_TTL) {
+        verify.cache_ttl_verified = duration(name, &value, Duration::ZERO, week)?;
+    }
+    if let Some((name, value)) = get(VERIFY_CACHE_TTL_FAILED) {
+        verify.cache_ttl_failed = duration(name, &value, Duration::ZERO, week)?;
+    }
+    if let Some((name, value)) = get(VERIFY_CACHE_MAX) {
+        verify.cache_max_entries = whole(name, &value, 10_000_000)?;
+    }
+    if let Some((name, value)) = get(VERIFY_ALLOW_PRIVATE) {
+        verify.allow_private = flag(name, &value)?;
+    }
+    Ok(())
+}
+
+/// `2s`, `1500ms`, `5m`, `1h` (humantime's forms), within `min..=max`.
+pub fn duration(
+    name: &'static str,
+    value: &str,
+    min: Duration,
+    max: Duration,
+) -> Result<Duration, ConfigError> {
+    humantime::parse_duration(value.trim())
+        .ok()
+        .filter(|d| *d >= min && *d <= max)
+        .ok_or_else(|| ConfigError {
+            name,
+            value: value.to_string(),
+            expected: format!(
+                "expected a duration from {} to {}, e.g. 2s, 1500ms, 5m, 1h",
+                humantime::format_duration(min),
+                humantime::format_duration(max)
+            ),
+        })
+}
+
+fn flag(name: &'static str, value: &str) -> Result<bool, ConfigError> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" => Ok(false),
+        _ => Err(ConfigError {
+            name,
+            value: value.to_string(),
+            expected: "expected 1 or 0 (true/false, yes/no, on/off)".to_string(),
+        }),
     }
 }
 
@@ -223,5 +309,48 @@ mod tests {
         assert!(e.to_string().contains("bad/host"), "{e}");
         let e = config(&[(KIND_ORDER, "web,email")]).unwrap_err();
         assert!(e.to_string().contains("email"), "{e}");
+    }
+
+    #[test]
+    fn reads_the_verify_settings() {
+        let c = config(&[
+            (VERIFY_TIMEOUT, "1500ms"),
+            (VERIFY_CONCURRENCY, "8"),
+            (VERIFY_PER_HOST, "2"),
+            (VERIFY_CACHE_TTL, "2h"),
+            (VERIFY_CACHE_TTL_FAILED, "30s"),
+            (VERIFY_CACHE_MAX, "0"),
+            (VERIFY_ALLOW_PRIVATE, "1"),
+        ])
+        .unwrap();
+        assert_eq!(
+            c.verify,
+            VerifySettings {
+                timeout: Duration::from_millis(1500),
+                concurrency: 8,
+                per_host: 2,
+                cache_ttl_verified: Duration::from_secs(7200),
+                cache_ttl_failed: Duration::from_secs(30),
+                cache_max_entries: 0,
+                allow_private: true,
+            }
+        );
+        assert!(!config(&[]).unwrap().verify.allow_private);
+    }
+
+    #[test]
+    fn bad_verify_settings_say_what_is_expected() {
+        for (name, value, expected) in [
+            (VERIFY_TIMEOUT, "2", "duration"),
+            (VERIFY_TIMEOUT, "0s", "from 100ms"),
+            (VERIFY_TIMEOUT, "2h", "to 1m"),
+            (VERIFY_CONCURRENCY, "0", "from 1"),
+            (VERIFY_PER_HOST, "many", "whole number"),
+            (VERIFY_ALLOW_PRIVATE, "maybe", "1 or 0"),
+        ] {
+            let e = config(&[(name, value)]).unwrap_err();
+            assert_eq!(e.name, name);
+            assert!(e.to_string().contains(expected), "{e}");
+        }
     }
 }

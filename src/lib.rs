@@ -25,9 +25,10 @@ pub mod collect;
 pub mod config;
 pub mod model;
 pub mod render;
+pub mod verify;
 
 use collect::{CollectOptions, Collected};
-use model::{Answer, Report, SourceGroup, SourceKind, Verification};
+use model::{Answer, Report, SourceGroup, SourceKind, VerdictCounts, Verification};
 
 /// What reports say while links are not probed.
 pub const NOT_VERIFIED_NOTE: &str = "Links were not checked.";
@@ -71,6 +72,9 @@ pub fn build_report(answer: &Answer, collected: Collected) -> Report {
         verification: Verification {
             performed: false,
             note: NOT_VERIFIED_NOTE.to_string(),
+            network_down: false,
+            elapsed_ms: None,
+            counts: VerdictCounts::default(),
         },
         warnings,
     }

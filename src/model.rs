@@ -247,6 +247,21 @@ impl VerdictClass {
             VerdictClass::NotChecked => "not checked",
         }
     }
+
+    /// The mark shown before a source: ✓ verified; ⚠ broken, unreachable, timed out or
+    /// server error; 🔒 restricted; ⊘ blocked or invalid; – not checked.
+    pub fn mark(self) -> &'static str {
+        match self {
+            VerdictClass::Verified => "✓",
+            VerdictClass::Broken
+            | VerdictClass::ServerError
+            | VerdictClass::TimedOut
+            | VerdictClass::Unreachable => "⚠",
+            VerdictClass::Restricted => "🔒",
+            VerdictClass::Blocked | VerdictClass::Invalid => "⊘",
+            VerdictClass::NotChecked => "–",
+        }
+    }
 }
 
 /// The outcome of checking one source, with the evidence behind it.
@@ -477,12 +492,82 @@ impl KindCounts {
 }
 
 /// Whether links were checked, and what that means for the marks shown.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Verification {
-    /// Whether any link was probed.
+    /// Whether links were checked.
     pub performed: bool,
-    /// One sentence for people ("Links were not checked.").
+    /// One sentence for people ("Links were not checked.", "Checked 12 external links
+    /// in 1.4 s.", or that the network looks down).
     pub note: String,
+    /// Every link probed failed at the network level (no DNS, no route): the verdicts
+    /// say nothing about the links.
+    #[serde(default)]
+    pub network_down: bool,
+    /// How long checking took.
+    #[serde(default)]
+    pub elapsed_ms: Option<u64>,
+    /// Sources per verdict class.
+    #[serde(default)]
+    pub counts: VerdictCounts,
+}
+
+/// Sources per verdict class.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerdictCounts {
+    /// Final 2xx.
+    pub verified: usize,
+    /// 404, 410, or the host does not resolve.
+    pub broken: usize,
+    /// 401, 403, 429, 999: the page exists but refuses robots.
+    pub restricted: usize,
+    /// 5xx.
+    pub server_error: usize,
+    /// No answer in time.
+    pub timed_out: usize,
+    /// Refused, reset, TLS failure, no DNS, redirect loop.
+    pub unreachable: usize,
+    /// Points at a private or local address.
+    pub blocked: usize,
+    /// Not an http or https link.
+    pub invalid: usize,
+    /// Internal, or not probed.
+    pub not_checked: usize,
+}
+
+impl VerdictCounts {
+    /// Counts one more source of `class`.
+    pub fn add(&mut self, class: VerdictClass) {
+        *self.get_mut(class) += 1;
+    }
+
+    /// The count for `class`.
+    pub fn get(&self, class: VerdictClass) -> usize {
+        match class {
+            VerdictClass::Verified => self.verified,
+            VerdictClass::Broken => self.broken,
+            VerdictClass::Restricted => self.restricted,
+            VerdictClass::ServerError => self.server_error,
+            VerdictClass::TimedOut => self.timed_out,
+            VerdictClass::Unreachable => self.unreachable,
+            VerdictClass::Blocked => self.blocked,
+            VerdictClass::Invalid => self.invalid,
+            VerdictClass::NotChecked => self.not_checked,
+        }
+    }
+
+    fn get_mut(&mut self, class: VerdictClass) -> &mut usize {
+        match class {
+            VerdictClass::Verified => &mut self.verified,
+            VerdictClass::Broken => &mut self.broken,
+            VerdictClass::Restricted => &mut self.restricted,
+            VerdictClass::ServerError => &mut self.server_error,
+            VerdictClass::TimedOut => &mut self.timed_out,
+            VerdictClass::Unreachable => &mut self.unreachable,
+            VerdictClass::Blocked => &mut self.blocked,
+            VerdictClass::Invalid => &mut self.invalid,
+            VerdictClass::NotChecked => &mut self.not_checked,
+        }
+    }
 }
 
 /// The result of running the pipeline over one answer.

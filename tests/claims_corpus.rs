@@ -67,7 +67,7 @@ fn blanked<'b>(text: &str, span: Span, opaque: &[Span], buf: &'b mut String) -> 
         let a = o.start.max(cursor);
         buf.push_str(&text[cursor..a]);
         let b = o.end.min(span.end);
-        buf.extend(std::iter::repeat(' ').take(b.saturating_sub(a)));
+        buf.extend(std::iter::repeat_n(' ', b.saturating_sub(a)));
         cursor = b.max(cursor);
     }
     buf.push_str(&text[cursor..span.end]);

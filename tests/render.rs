@@ -161,6 +161,7 @@ impl Builder {
                 } else {
                     "Links were not checked.".into()
                 },
+                ..Default::default()
             },
             warnings: self.warnings,
         }
@@ -384,15 +385,15 @@ fn mrkdwn_matches_the_spec_layout() {
     let expected = "\
 *Sources* · 9 sources · links not checked
 _Slack:_
-• <https://acme.slack.com/archives/C1/p1|#eng-deploys: deploy freeze starts Friday> · not checked
+• – <https://acme.slack.com/archives/C1/p1|#eng-deploys: deploy freeze starts Friday> · not checked
 _Confluence:_
-• <https://acme.atlassian.net/wiki/spaces/ENG/pages/1|Deploy runbook> · not checked (×3)
+• – <https://acme.atlassian.net/wiki/spaces/ENG/pages/1|Deploy runbook> · not checked (×3)
 _Web:_
-• <https://example.com/A|Example A> · not checked
-• <https://example.com/B|Example B> · not checked
-• <https://example.com/C|Example C> · not checked
-• <https://example.com/D|Example D> · not checked
-• <https://example.com/E|Example E> · not checked
+• – <https://example.com/A|Example A> · not checked
+• – <https://example.com/B|Example B> · not checked
+• – <https://example.com/C|Example C> · not checked
+• – <https://example.com/D|Example D> · not checked
+• – <https://example.com/E|Example E> · not checked
 _…and 2 more_
 :grey_question: Citations with no reference: [4], [7]
 :warning: 4 claims cite nothing:
@@ -409,21 +410,21 @@ fn text_matches_the_spec_layout() {
     let expected = "\
 Sources (9) — links not checked
 Slack
-  1. #eng-deploys: deploy freeze starts Friday  [not checked]
+  1. – #eng-deploys: deploy freeze starts Friday  [not checked]
      https://acme.slack.com/archives/C1/p1
 Confluence
-  2. Deploy runbook (×3)  [not checked]
+  2. – Deploy runbook (×3)  [not checked]
      https://acme.atlassian.net/wiki/spaces/ENG/pages/1
 Web
-  3. Example A  [not checked]
+  3. – Example A  [not checked]
      https://example.com/A
-  4. Example B  [not checked]
+  4. – Example B  [not checked]
      https://example.com/B
-  5. Example C  [not checked]
+  5. – Example C  [not checked]
      https://example.com/C
-  6. Example D  [not checked]
+  6. – Example D  [not checked]
      https://example.com/D
-  7. Example E  [not checked]
+  7. – Example E  [not checked]
      https://example.com/E
   …and 2 more
 Dangling citations: [4], [7]
@@ -443,7 +444,7 @@ fn text_does_not_cut_titles_but_cleans_them() {
     let report = Builder::new().web("https://e.com/\u{7}", &title).build();
     let out = render::text(&report, &opts());
     assert!(out.contains(&format!(
-        "  1. {}[31m red x y  [not checked]",
+        "  1. – {}[31m red x y  [not checked]",
         "t".repeat(80)
     )));
     assert!(out.contains("     https://e.com/\n") || out.ends_with("     https://e.com/"));
@@ -459,7 +460,7 @@ fn text_shows_source_without_link_and_no_sources() {
     let out = render::text(&report, &opts());
     assert_eq!(
         out,
-        "Sources (1) — links not checked\nSlack\n  1. (via slack: #eng)  [not checked]"
+        "Sources (1) — links not checked\nSlack\n  1. – (via slack: #eng)  [not checked]"
     );
     let empty = Builder::new().build();
     assert_eq!(
@@ -556,13 +557,13 @@ fn five_per_kind_then_and_n_more() {
     let report = many_web(Builder::new(), 6).build();
     let out = render::mrkdwn(&report, &opts());
     assert_eq!(links(&out).len(), 5);
-    assert!(out.ends_with("• <https://example.com/5|Web 5> · not checked\n_…and 1 more_"));
+    assert!(out.ends_with("• – <https://example.com/5|Web 5> · not checked\n_…and 1 more_"));
 
     let report = many_web(Builder::new(), 12).build();
     let out = render::mrkdwn(&report, &opts());
     assert!(out.contains("_…and 7 more_"));
     let text = render::text(&report, &opts());
-    assert!(text.contains("  5. Web 5  [not checked]"));
+    assert!(text.contains("  5. – Web 5  [not checked]"));
     assert!(!text.contains("  6. Web 6"));
     assert!(text.contains("  …and 7 more"));
 
@@ -588,9 +589,9 @@ fn repeated_sources_show_their_count() {
         .web("https://b.com/", "B")
         .build();
     let out = render::mrkdwn(&report, &opts());
-    assert!(out.contains("• <https://a.com/|A> · not checked (×4)\n"));
-    assert!(out.ends_with("• <https://b.com/|B> · not checked"));
-    assert!(render::text(&report, &opts()).contains("  1. A (×4)  [not checked]"));
+    assert!(out.contains("• – <https://a.com/|A> · not checked (×4)\n"));
+    assert!(out.ends_with("• – <https://b.com/|B> · not checked"));
+    assert!(render::text(&report, &opts()).contains("  1. – A (×4)  [not checked]"));
 }
 
 #[test]
@@ -777,60 +778,78 @@ fn unchecked_sources_never_say_verified() {
 
 #[test]
 fn checked_reports_show_each_verdict() {
+    use VerdictClass::*;
+    // class, its mark, the mrkdwn suffix after the link, the text words.
     let classes = [
-        (VerdictClass::Verified, ":white_check_mark:", "[✓ verified]"),
-        (VerdictClass::Broken, ":x: broken", "[broken]"),
-        (
-            VerdictClass::Restricted,
-            ":lock: restricted",
-            "[restricted]",
-        ),
-        (
-            VerdictClass::ServerError,
-            ":warning: server error",
-            "[server error]",
-        ),
-        (
-            VerdictClass::TimedOut,
-            ":hourglass: timed out",
-            "[timed out]",
-        ),
-        (
-            VerdictClass::Unreachable,
-            ":x: unreachable",
-            "[unreachable]",
-        ),
-        (VerdictClass::Blocked, ":no_entry: blocked", "[blocked]"),
-        (VerdictClass::Invalid, ":x: invalid", "[invalid]"),
-        (VerdictClass::NotChecked, "not checked", "[not checked]"),
+        (Verified, "✓", "", "[verified]"),
+        (Broken, "⚠", " · broken", "[broken]"),
+        (Restricted, "🔒", " · restricted", "[restricted]"),
+        (ServerError, "⚠", " · server error", "[server error]"),
+        (TimedOut, "⚠", " · timed out", "[timed out]"),
+        (Unreachable, "⚠", " · unreachable", "[unreachable]"),
+        (Blocked, "⊘", " · blocked", "[blocked]"),
+        (Invalid, "⊘", " · invalid", "[invalid]"),
+        (NotChecked, "–", " · not checked", "[not checked]"),
     ];
-    for (class, mark, text_mark) in classes {
+    for (class, mark, suffix, words) in classes {
         let report = Builder::new()
             .web("https://a.com/", "A")
-            .with(|s| s.verdict.class = class)
+            .with(|s| {
+                s.verdict.class = class;
+                s.verdict.reason = None;
+            })
             .checked()
             .build();
         let out = render::mrkdwn(&report, &opts());
         assert!(
-            out.ends_with(&format!("• <https://a.com/|A> · {mark}")),
+            out.ends_with(&format!("• {mark} <https://a.com/|A>{suffix}")),
             "{out}"
         );
-        assert!(out.starts_with(&format!("*Sources* · 1 source · 1 {}\n", class.label())));
-        assert!(render::text(&report, &opts()).contains(&format!("  1. A  {text_mark}")));
-        if class != VerdictClass::Verified {
-            assert!(!out.contains("verified") && !out.contains("white_check_mark"));
+        assert!(out.starts_with(&format!(
+            "*Sources* · 1 source · {mark} 1 {}\n",
+            class.label()
+        )));
+        assert!(render::text(&report, &opts()).contains(&format!("  1. {mark} A  {words}")));
+        if class != Verified {
+            assert!(!out.contains("verified") && !out.contains('✓'));
         }
     }
     let mixed = Builder::new()
         .web("https://a.com/", "A")
-        .with(|s| s.verdict.class = VerdictClass::Verified)
+        .with(|s| s.verdict.class = Verified)
         .web("https://b.com/", "B")
-        .with(|s| s.verdict.class = VerdictClass::Broken)
+        .with(|s| {
+            s.verdict.class = Broken;
+            s.verdict.reason = Some("HTTP 404".into());
+        })
         .web("https://c.com/", "C")
         .checked()
         .build();
     assert!(render::mrkdwn(&mixed, &opts())
-        .starts_with("*Sources* · 3 sources · 1 verified, 1 broken, 1 not checked\n"));
+        .starts_with("*Sources* · 3 sources · ✓ 1 verified · ⚠ 1 broken · – 1 not checked\n"));
+    // Text shows why a link failed.
+    assert!(render::text(&mixed, &opts()).contains("  2. ⚠ B  [broken: HTTP 404]"));
+}
+
+#[test]
+fn a_network_down_check_says_so_first() {
+    let mut report = Builder::new()
+        .web("https://a.com/", "A")
+        .with(|s| s.verdict.class = VerdictClass::Unreachable)
+        .checked()
+        .build();
+    report.verification.network_down = true;
+    report.verification.note = sourcebot::verify::NETWORK_DOWN_NOTE.to_string();
+    let mrkdwn = render::mrkdwn(&report, &opts());
+    assert!(
+        mrkdwn.contains("_Note: No link could be reached: the network looks down"),
+        "{mrkdwn}"
+    );
+    let text = render::text(&report, &opts());
+    assert!(
+        text.contains("  - No link could be reached: the network looks down"),
+        "{text}"
+    );
 }
 
 // ---------------------------------------------------------------------------------
@@ -1006,7 +1025,7 @@ fn adversarial_urls_stay_one_link() {
     let all = block_texts(&msg).join("\n");
     let block_links = links(&all);
     assert_eq!(block_links, expected[..expected.len() - 1].to_vec());
-    assert!(all.contains("• T (link too long to show) · not checked"));
+    assert!(all.contains("• – T (link too long to show) · not checked"));
 }
 
 #[test]
@@ -1022,9 +1041,10 @@ fn non_http_urls_are_never_links() {
         .build();
     let out = render::mrkdwn(&report, &opts());
     assert!(links(&out).is_empty(), "{out}");
-    assert!(out.contains("• Click me (`javascript:alert(1)`) · not checked"));
-    assert!(out
-        .contains("• Data (`data:text/html,&lt;script&gt;alert(1)&lt;/script&gt;`) · not checked"));
+    assert!(out.contains("• – Click me (`javascript:alert(1)`) · not checked"));
+    assert!(out.contains(
+        "• – Data (`data:text/html,&lt;script&gt;alert(1)&lt;/script&gt;`) · not checked"
+    ));
     assert!(out.contains("• (via slack: #eng) · not checked"));
     assert!(out.contains("• Named only (`ftp://files.example.com/&lt;!here&gt;`) · not checked"));
     assert!(out.contains("• Backtick (`not a url 'x'`) · not checked"));

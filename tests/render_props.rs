@@ -179,6 +179,7 @@ fn report() -> impl Strategy<Value = Report> {
                 verification: Verification {
                     performed,
                     note: String::new(),
+                    ..Default::default()
                 },
                 warnings,
             }

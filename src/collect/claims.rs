@@ -1005,7 +1005,7 @@ impl<'t, 's> Splitter<'t, 's> {
             return LineKind::Item(body_start + (body.len() - body.trim_start().len()));
         }
         let prev_closed =
-            !prev_last.is_some_and(|c| !(TERMINATORS.contains(&c) || c == ':' || c == '：'));
+            prev_last.is_none_or(|c| TERMINATORS.contains(&c) || c == ':' || c == '：');
         let block_start = matches!(prev, LineKind::Blank | LineKind::Skip) || prev_closed;
         if line.newline && block_start && is_label(trimmed) {
             return LineKind::Skip;
@@ -1680,7 +1680,7 @@ fn is_atx_heading(trimmed: &str) -> bool {
         && trimmed[hashes..]
             .chars()
             .next()
-            .map_or(true, char::is_whitespace)
+            .is_none_or(char::is_whitespace)
 }
 
 /// A line that is only bold or italic text (`**Summary**`, `__Key points:__`, `*Note*:`)
@@ -2195,7 +2195,7 @@ fn classify_figure(s: &str, a: usize, e: usize, first: usize) -> Option<ClaimSig
 fn is_list_number(b: &[u8], tok: &str, e: usize) -> bool {
     tok.bytes().all(|c| c.is_ascii_digit())
         && matches!(b.get(e), Some(b'.' | b')'))
-        && b.get(e + 1).map_or(true, u8::is_ascii_whitespace)
+        && b.get(e + 1).is_none_or(u8::is_ascii_whitespace)
 }
 
 /// A figure glued to letters before it: versions, identifiers, quarters, fiscal years,

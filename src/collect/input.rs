@@ -327,7 +327,7 @@ fn structured_source(
         None => opt_string(object, "link", path)?,
     };
     let title = opt_string(object, "title", path)?;
-    if url.is_none() && !title.as_deref().is_some_and(|t| !t.trim().is_empty()) {
+    if url.is_none() && title.as_deref().is_none_or(|t| t.trim().is_empty()) {
         return Err(shape_error(path, "a source needs a url or a title"));
     }
     Ok(StructuredSource {

@@ -149,7 +149,8 @@ pub(crate) fn shown_class(report: &Report, source: &Source) -> VerdictClass {
 }
 
 /// The verification state in words: "links not checked", or counts per verdict
-/// ("5 verified, 1 broken, 1 not checked") when links were checked. Safe as mrkdwn.
+/// ("✓ 5 verified · ⚠ 1 broken · – 1 not checked") when links were checked. Safe as
+/// mrkdwn.
 pub(crate) fn verdict_summary(report: &Report) -> String {
     if !report.verification.performed {
         return "links not checked".to_string();
@@ -161,13 +162,13 @@ pub(crate) fn verdict_summary(report: &Report) -> String {
                 .sources()
                 .filter(|s| s.verdict.class == *class)
                 .count();
-            (n > 0).then(|| format!("{n} {}", class.label()))
+            (n > 0).then(|| format!("{} {n} {}", class.mark(), class.label()))
         })
         .collect();
     if parts.is_empty() {
         "links checked".to_string()
     } else {
-        parts.join(", ")
+        parts.join(" · ")
     }
 }
 
@@ -197,12 +198,17 @@ pub(crate) fn claims_total(report: &Report) -> usize {
     report.metrics.claims.max(report.claims.len())
 }
 
-/// The warnings worth showing: cleaned, empty ones left out.
+/// The notes worth showing: that the network looks down (first: it changes what every
+/// verdict means), then the warnings, cleaned, empty ones left out.
 pub(crate) fn cleaned_warnings(report: &Report) -> Vec<String> {
-    report
-        .warnings
-        .iter()
-        .map(|w| clean_text(w))
+    let network = report
+        .verification
+        .network_down
+        .then(|| report.verification.note.clone());
+    network
+        .into_iter()
+        .chain(report.warnings.iter().cloned())
+        .map(|w| clean_text(&w))
         .filter(|w| !w.is_empty())
         .collect()
 }

@@ -5,11 +5,12 @@
 //! content.
 //!
 //! ```text
-//! *Sources* · 7 sources · links not checked
+//! *Sources* · 7 sources · ✓ 4 verified · ⚠ 1 broken · – 2 not checked
 //! _Slack:_
-//! • <https://acme.slack.com/archives/C1/p1|#eng-deploys: deploy freeze> · not checked
+//! • – <https://acme.slack.com/archives/C1/p1|#eng-deploys: deploy freeze> · not checked
 //! _Web:_
-//! • <https://example.com/a|Example A> · not checked (×3)
+//! • ✓ <https://example.com/a|Example A> (×3)
+//! • ⚠ <https://example.com/b|Example B> · broken
 //! _…and 2 more_
 //! :warning: 2 claims cite nothing:
 //! > “Revenue grew 45% in 2023 while costs fell by half and…”
@@ -67,24 +68,15 @@ pub(crate) fn more_line(n: usize) -> String {
     format!("_…and {n} more_")
 }
 
-/// The mark for a verdict class, as emoji and words.
-fn mark(class: VerdictClass) -> &'static str {
-    match class {
-        VerdictClass::Verified => ":white_check_mark:",
-        VerdictClass::Broken => ":x: broken",
-        VerdictClass::Restricted => ":lock: restricted",
-        VerdictClass::ServerError => ":warning: server error",
-        VerdictClass::TimedOut => ":hourglass: timed out",
-        VerdictClass::Unreachable => ":x: unreachable",
-        VerdictClass::Blocked => ":no_entry: blocked",
-        VerdictClass::Invalid => ":x: invalid",
-        VerdictClass::NotChecked => "not checked",
-    }
-}
-
-/// What follows a source's title: ` · {mark}` and ` (×N)` when cited more than once.
+/// What follows a source's title: ` · {class}` unless verified, and ` (×N)` when cited
+/// more than once.
 fn line_suffix(report: &Report, source: &Source) -> String {
-    let mut suffix = format!(" · {}", mark(shown_class(report, source)));
+    let class = shown_class(report, source);
+    let mut suffix = String::new();
+    if class != VerdictClass::Verified {
+        suffix.push_str(" · ");
+        suffix.push_str(class.label());
+    }
     if source.references > 1 {
         suffix.push_str(&format!(" (×{})", source.references));
     }
@@ -120,14 +112,15 @@ fn unlinked_body(source: &Source, max_chars: usize) -> String {
     format!("{title} (`{}`)", escape_text(&shown))
 }
 
-/// One source: `• <url|title> · not checked (×3)`, or the escaped title without a
+/// One source: `• ✓ <url|title>`, `• ⚠ <url|title> · broken (×3)`, or the escaped title without a
 /// link when the source has no http or https URL.
 pub(crate) fn source_line(report: &Report, source: &Source, opts: &RenderOptions) -> String {
     let body = match link_target(source) {
         Some(url) => link(url, &source.title, opts.title_max_chars),
         None => unlinked_body(source, opts.title_max_chars),
     };
-    format!("• {body}{}", line_suffix(report, source))
+    let mark = shown_class(report, source).mark();
+    format!("• {mark} {body}{}", line_suffix(report, source))
 }
 
 /// One source on a short line, without its link: used when the full line would not
@@ -145,7 +138,8 @@ pub(crate) fn compact_source_line(report: &Report, source: &Source, max_chars: u
     } else {
         ""
     };
-    format!("• {title}{note}{}", line_suffix(report, source))
+    let mark = shown_class(report, source).mark();
+    format!("• {mark} {title}{note}{}", line_suffix(report, source))
 }
 
 /// `:grey_question: Citations with no reference: [4], [7]`, when there are any.

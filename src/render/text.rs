@@ -16,7 +16,7 @@
 //!   - 1 link was longer than 8192 bytes and was skipped
 //! ```
 
-use super::escape::clean_text;
+use super::escape::{clean_text, cut_chars};
 use super::{
     claims_total, cleaned_warnings, dangling_list, excerpt, kind_sections, shown_class,
     source_count, uncited, uncited_total, verdict_summary, KindSection, RenderOptions,
@@ -63,15 +63,32 @@ fn section_lines(report: &Report, section: &KindSection<'_>) -> Vec<String> {
     lines
 }
 
-/// The mark shown after a title: `[✓ verified]`, `[not checked]`, `[broken]`…
-fn mark(class: VerdictClass) -> String {
-    match class {
-        VerdictClass::Verified => "[✓ verified]".to_string(),
-        other => format!("[{}]", other.label()),
+/// What follows a title: `[verified]`, `[not checked]`, `[broken: HTTP 404]`… with the
+/// verdict's reason when links were checked and it failed.
+fn verdict_words(report: &Report, source: &Source) -> String {
+    let class = shown_class(report, source);
+    let reason = source
+        .verdict
+        .reason
+        .as_deref()
+        .map(clean_text)
+        .filter(|r| !r.is_empty());
+    match reason {
+        Some(reason) if report.verification.performed && class != VerdictClass::Verified => {
+            format!(
+                "[{}: {}]",
+                class.label(),
+                cut_chars(&reason, REASON_MAX_CHARS)
+            )
+        }
+        _ => format!("[{}]", class.label()),
     }
 }
 
-/// `  1. Title (×3)  [not checked]` and, when the source has a link, the link on the
+/// Reasons are cut to this many characters.
+const REASON_MAX_CHARS: usize = 160;
+
+/// `  1. ✓ Title (×3)  [verified]` and, when the source has a link, the link on the
 /// next line.
 fn source_lines(report: &Report, source: &Source) -> Vec<String> {
     let mut title = clean_text(&source.title);
@@ -81,8 +98,9 @@ fn source_lines(report: &Report, source: &Source) -> Vec<String> {
     if source.references > 1 {
         title.push_str(&format!(" (×{})", source.references));
     }
-    let mark = mark(shown_class(report, source));
-    let mut lines = vec![format!("  {}. {title}  {mark}", source.id)];
+    let mark = shown_class(report, source).mark();
+    let words = verdict_words(report, source);
+    let mut lines = vec![format!("  {}. {mark} {title}  {words}", source.id)];
     let url = source.canonical_url.as_deref().or(source.url.as_deref());
     let url = url.map(clean_text).unwrap_or_default();
     if !url.is_empty() {

@@ -1,0 +1,491 @@
+//! Checks that the links an answer cites are real: each unique external URL probed
+//! once, concurrently within caps, under one deadline for the whole answer, never at a
+//! private address.
+//!
+//! [`Verifier`] is built once and shared (it is a cheap handle). It owns the HTTP
+//! client, the guard's policy, the concurrency caps and the verdict cache, so every
+//! answer checked through it shares them. [`Verifier::verify_report`] fills in the
+//! verdicts of a collected [`Report`]; [`Verifier::check_urls`] checks bare URLs. Each
+//! verdict is one of the classes in [`VerdictClass`], with the status code, final URL
+//! and time; a URL never makes `verify` fail.
+//!
+//! The parts: [`guard`] (which addresses and names may be reached), [`resolve`] (name
+//! lookup that returns only vetted addresses), `probe` (HEAD/GET, redirects, retry),
+//! `limits` (global and per-host caps) and `cache` (TTLs, bounded size, one probe per
+//! URL in flight).
+
+mod cache;
+pub mod guard;
+mod limits;
+mod probe;
+pub mod resolve;
+
+use crate::model::{Report, SourceKind, Verdict, VerdictClass, VerdictCounts, Verification};
+use cache::{Probed, VerdictCache};
+use futures_util::stream::{FuturesUnordered, StreamExt};
+use guard::{judge_url, GuardPolicy};
+use limits::Limits;
+pub use probe::MAX_REDIRECTS;
+use probe::{seconds, Prober};
+use resolve::{DnsLookup, GuardedResolver, NameLookup};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Once};
+use std::time::{Duration, Instant};
+use url::Url;
+
+/// `User-Agent` of every probe: who is asking, and where to read about it.
+pub const USER_AGENT: &str = concat!(
+    "sourcebot/",
+    env!("CARGO_PKG_VERSION"),
+    " (+",
+    env!("CARGO_PKG_REPOSITORY"),
+    ")"
+);
+
+/// How much longer than one probe's timeout the check of a whole answer may take.
+pub const BATCH_GRACE: Duration = Duration::from_millis(500);
+
+/// What the report says when every probe failed at the network level.
+pub const NETWORK_DOWN_NOTE: &str = "No link could be reached: the network looks down from here, so these verdicts say nothing about the links themselves.";
+
+/// How the verifier probes. Defaults: 2 s per link, 32 probes at once, 4 per host,
+/// verified verdicts kept 1 h and failures 5 min, at most 10,000 remembered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifySettings {
+    /// The whole probe of one link, fallback, redirects and retry included.
+    pub timeout: Duration,
+    /// Probes running at once, over all answers.
+    pub concurrency: usize,
+    /// Probes of one host running at once.
+    pub per_host: usize,
+    /// How long a verified verdict is remembered.
+    pub cache_ttl_verified: Duration,
+    /// How long any other verdict is remembered.
+    pub cache_ttl_failed: Duration,
+    /// Verdicts remembered at most (0 turns the cache off).
+    pub cache_max_entries: usize,
+    /// Reach private, loopback and other non-global addresses. Unsafe outside tests:
+    /// anyone who can get an answer checked could make the bot fetch internal URLs.
+    pub allow_private: bool,
+}
+
+impl Default for VerifySettings {
+    fn default() -> Self {
+        VerifySettings {
+            timeout: Duration::from_secs(2),
+            concurrency: 32,
+            per_host: 4,
+            cache_ttl_verified: Duration::from_secs(3600),
+            cache_ttl_failed: Duration::from_secs(300),
+            cache_max_entries: 10_000,
+            allow_private: false,
+        }
+    }
+}
+
+/// Why a verifier could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    /// The HTTP client (TLS set-up) failed to start.
+    #[error("cannot start the HTTP client: {0}")]
+    Client(String),
+    /// The DNS resolver failed to start.
+    #[error("cannot start the DNS resolver: {0}")]
+    Dns(String),
+}
+
+/// Builds a [`Verifier`].
+#[derive(Clone, Default)]
+pub struct VerifierBuilder {
+    settings: VerifySettings,
+    allowed_sockets: Vec<SocketAddr>,
+    lookup: Option<Arc<dyn NameLookup>>,
+    nameservers: Option<Vec<SocketAddr>>,
+    canary: Option<Option<String>>,
+}
+
+impl VerifierBuilder {
+    /// Starts from `settings`.
+    pub fn settings(mut self, settings: VerifySettings) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    /// The time one link's probe may take.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.settings.timeout = timeout;
+        self
+    }
+
+    /// Probes at once, over all answers.
+    pub fn concurrency(mut self, concurrency: usize) -> Self {
+        self.settings.concurrency = concurrency;
+        self
+    }
+
+    /// Probes of one host at once.
+    pub fn per_host(mut self, per_host: usize) -> Self {
+        self.settings.per_host = per_host;
+        self
+    }
+
+    /// Let probes reach private and loopback addresses. **Unsafe outside tests.**
+    pub fn allow_private(mut self, allow: bool) -> Self {
+        self.settings.allow_private = allow;
+        self
+    }
+
+    /// Let probes reach exactly this address and port even though it is not global.
+    /// **Unsafe outside tests.**
+    pub fn allow_socket(mut self, socket: SocketAddr) -> Self {
+        self.allowed_sockets.push(socket);
+        self
+    }
+
+    /// Look names up with `lookup` instead of DNS.
+    pub fn lookup(mut self, lookup: Arc<dyn NameLookup>) -> Self {
+        self.lookup = Some(lookup);
+        self
+    }
+
+    /// Ask these DNS servers instead of the system's.
+    pub fn nameservers(mut self, servers: Vec<SocketAddr>) -> Self {
+        self.nameservers = Some(servers);
+        self
+    }
+
+    /// The name DNS's NXDOMAIN answers are compared with (see
+    /// [`resolve::DEFAULT_CANARY_NAME`]); `None` trusts every NXDOMAIN.
+    pub fn canary(mut self, canary: Option<String>) -> Self {
+        self.canary = Some(canary);
+        self
+    }
+
+    /// Builds the verifier: installs the TLS crypto provider (ring) if none is, starts
+    /// the resolver and the HTTP client.
+    pub fn build(self) -> Result<Verifier, VerifyError> {
+        install_crypto_provider();
+        let settings = self.settings;
+        // DNS gets most of a probe's time; what is left lets a silent resolver be
+        // reported as unreachable rather than as a slow link.
+        let query_timeout = settings.timeout.mul_f64(0.75);
+        let lookup: Arc<dyn NameLookup> = match (self.lookup, self.nameservers) {
+            (Some(lookup), _) => lookup,
+            (None, servers) => {
+                let dns = match servers {
+                    Some(servers) => DnsLookup::with_nameservers(&servers, query_timeout),
+                    None => DnsLookup::system(query_timeout),
+                }
+                .map_err(|e| VerifyError::Dns(e.to_string()))?;
+                let dns = match self.canary {
+                    Some(canary) => dns.with_canary(canary),
+                    None => dns,
+                };
+                Arc::new(dns)
+            }
+        };
+        let policy = Arc::new(GuardPolicy {
+            allow_private: settings.allow_private,
+            allowed_sockets: self.allowed_sockets,
+        });
+        let resolver = GuardedResolver::new(lookup, policy.clone());
+        let prober = Prober::new(
+            resolver,
+            policy.clone(),
+            settings.timeout,
+            settings.per_host,
+            USER_AGENT,
+        )
+        .map_err(|e| VerifyError::Client(e.to_string()))?;
+        Ok(Verifier {
+            inner: Arc::new(Inner {
+                prober,
+                policy,
+                limits: Limits::new(settings.concurrency, settings.per_host),
+                cache: VerdictCache::new(
+                    settings.cache_ttl_verified,
+                    settings.cache_ttl_failed,
+                    settings.cache_max_entries,
+                ),
+                settings,
+            }),
+        })
+    }
+}
+
+/// Installs rustls's ring provider as the process default, once; a provider installed
+/// earlier by the program is left in place.
+pub fn install_crypto_provider() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        // Err means a provider is already installed: that one is used.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
+/// Checks links. Clone it freely: clones share the client, caps and cache.
+#[derive(Clone)]
+pub struct Verifier {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    prober: Prober,
+    policy: Arc<GuardPolicy>,
+    limits: Limits,
+    cache: VerdictCache,
+    settings: VerifySettings,
+}
+
+/// Counts a check's progress, for a progress bar: `total` links, `done` finished.
+#[derive(Debug, Default)]
+pub struct Progress {
+    total: AtomicUsize,
+    done: AtomicUsize,
+}
+
+impl Progress {
+    /// A counter at zero.
+    pub fn new() -> Progress {
+        Progress::default()
+    }
+
+    /// Links being checked.
+    pub fn total(&self) -> usize {
+        self.total.load(Ordering::Relaxed)
+    }
+
+    /// Links finished.
+    pub fn done(&self) -> usize {
+        self.done.load(Ordering::Relaxed)
+    }
+}
+
+/// The verdicts of one batch of URLs, in the order given.
+#[derive(Debug, Clone)]
+pub struct BatchOutcome {
+    /// One verdict per URL given.
+    pub verdicts: Vec<Verdict>,
+    /// Every URL probed failed at the network level (no DNS, no route).
+    pub network_down: bool,
+    /// Wall time of the batch.
+    pub elapsed: Duration,
+    /// Verdicts that came from the cache.
+    pub from_cache: usize,
+}
+
+impl Verifier {
+    /// A builder with the default settings.
+    pub fn builder() -> VerifierBuilder {
+        VerifierBuilder::default()
+    }
+
+    /// The settings this verifier runs with.
+    pub fn settings(&self) -> &VerifySettings {
+        &self.inner.settings
+    }
+
+    /// Verdicts remembered now.
+    pub fn cached_verdicts(&self) -> usize {
+        self.inner.cache.len()
+    }
+
+    /// Checks one URL.
+    pub async fn check_url(&self, url: &str) -> Verdict {
+        let mut outcome = self.check_urls(&[url], None).await;
+        outcome
+            .verdicts
+            .pop()
+            .unwrap_or_else(|| Verdict::not_checked("no verdict"))
+    }
+
+    /// Checks `urls` concurrently; the batch ends within the timeout plus
+    /// [`BATCH_GRACE`], and links still waiting or running then are timed out.
+    pub async fn check_urls<S: AsRef<str>>(
+        &self,
+        urls: &[S],
+        progress: Option<&Progress>,
+    ) -> BatchOutcome {
+        let started = Instant::now();
+        let deadline = started + self.inner.settings.timeout + BATCH_GRACE;
+        if let Some(progress) = progress {
+            progress.total.store(urls.len(), Ordering::Relaxed);
+            progress.done.store(0, Ordering::Relaxed);
+        }
+        let began: Vec<AtomicBool> = urls.iter().map(|_| AtomicBool::new(false)).collect();
+        let mut running: FuturesUnordered<_> = urls
+            .iter()
+            .enumerate()
+            .map(|(index, url)| {
+                let began = &began[index];
+                async move { (index, self.check_one(url.as_ref(), deadline, began).await) }
+            })
+            .collect();
+        let mut results: Vec<Option<(Probed, bool)>> = vec![None; urls.len()];
+        while let Ok(Some((index, result))) =
+            tokio::time::timeout_at(deadline.into(), running.next()).await
+        {
+            results[index] = Some(result);
+            if let Some(progress) = progress {
+                progress.done.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        drop(running);
+        let elapsed = started.elapsed();
+        let mut probed_fresh = 0;
+        let mut network_failures = 0;
+        let mut from_cache = 0;
+        let verdicts = results
+            .into_iter()
+            .zip(&began)
+            .map(|(result, began)| match result {
+                Some((probed, cached)) => {
+                    if cached {
+                        from_cache += 1;
+                    } else if probed.verdict.class != VerdictClass::Invalid {
+                        probed_fresh += 1;
+                        network_failures += usize::from(probed.network_failure);
+                    }
+                    probed.verdict
+                }
+                None => self.out_of_time(began.load(Ordering::Relaxed), elapsed),
+            })
+            .collect();
+        if let Some(progress) = progress {
+            progress.done.store(urls.len(), Ordering::Relaxed);
+        }
+        BatchOutcome {
+            verdicts,
+            network_down: probed_fresh > 0 && network_failures == probed_fresh,
+            elapsed,
+            from_cache,
+        }
+    }
+
+    /// The verdict of a link the batch deadline cut off.
+    fn out_of_time(&self, began: bool, elapsed: Duration) -> Verdict {
+        let budget = seconds(self.inner.settings.timeout + BATCH_GRACE);
+        let reason = if began {
+            format!("no answer before the answer's {budget} check budget ran out")
+        } else {
+            format!(
+                "not probed: the answer's {budget} check budget ran out while it waited for a free slot"
+            )
+        };
+        Verdict {
+            class: VerdictClass::TimedOut,
+            status_code: None,
+            final_url: None,
+            elapsed_ms: Some(u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)),
+            reason: Some(reason),
+        }
+    }
+
+    async fn check_one(&self, raw: &str, deadline: Instant, began: &AtomicBool) -> (Probed, bool) {
+        let url = match Url::parse(raw) {
+            Ok(url) => url,
+            Err(error) => {
+                return (
+                    Probed {
+                        verdict: Verdict {
+                            class: VerdictClass::Invalid,
+                            status_code: None,
+                            final_url: None,
+                            elapsed_ms: Some(0),
+                            reason: Some(format!("not a valid link: {error}")),
+                        },
+                        cacheable: false,
+                        network_failure: false,
+                    },
+                    false,
+                )
+            }
+        };
+        // Refusals need no slot: they are decided before any connection.
+        if let Err(refusal) = judge_url(&url, &self.inner.policy) {
+            return (self.inner.prober.refused(&url, refusal), false);
+        }
+        let key = url.as_str().to_string();
+        let host = url.host_str().unwrap_or_default().to_string();
+        self.inner
+            .cache
+            .get_or_probe(&key, async {
+                let slot = self.inner.limits.acquire(&host).await;
+                began.store(true, Ordering::Relaxed);
+                let probed = self.inner.prober.probe(&url, deadline).await;
+                if probed.verdict.status_code.is_some() {
+                    slot.host_answered();
+                }
+                probed
+            })
+            .await
+    }
+
+    /// Probes the external links of `report` and records each verdict, the counts and
+    /// what the check means in `report.verification`. Internal links (Slack,
+    /// Confluence, files) are marked not checked: no checker reaches them yet.
+    pub async fn verify_report(&self, report: &mut Report, progress: Option<&Progress>) {
+        let mut targets: Vec<(usize, usize, String)> = Vec::new();
+        for (group_index, group) in report.groups.iter_mut().enumerate() {
+            for (source_index, source) in group.sources.iter_mut().enumerate() {
+                if source.verdict.class != VerdictClass::NotChecked {
+                    continue;
+                }
+                match (&source.canonical_url, &source.url) {
+                    (Some(canonical), _) if source.kind == SourceKind::Web => {
+                        targets.push((group_index, source_index, canonical.clone()));
+                    }
+                    (Some(_), _) => {
+                        source.verdict = Verdict::not_checked(format!(
+                            "internal {} link: no checker for it yet",
+                            source.kind.as_str()
+                        ));
+                    }
+                    (None, Some(_)) => {
+                        source.verdict = Verdict {
+                            class: VerdictClass::Invalid,
+                            reason: Some("not a valid http or https link".to_string()),
+                            ..Verdict::not_checked("")
+                        };
+                    }
+                    (None, None) => {}
+                }
+            }
+        }
+        let urls: Vec<&str> = targets.iter().map(|(_, _, url)| url.as_str()).collect();
+        let outcome = self.check_urls(&urls, progress).await;
+        for ((group_index, source_index, _), verdict) in
+            targets.iter().zip(outcome.verdicts.iter().cloned())
+        {
+            report.groups[*group_index].sources[*source_index].verdict = verdict;
+        }
+        report.verification = verification(report, &outcome, targets.len());
+    }
+}
+
+/// What the report says about its check.
+fn verification(report: &Report, outcome: &BatchOutcome, probed: usize) -> Verification {
+    let mut counts = VerdictCounts::default();
+    for source in report.sources() {
+        counts.add(source.verdict.class);
+    }
+    let note = if outcome.network_down {
+        NETWORK_DOWN_NOTE.to_string()
+    } else if probed == 0 {
+        "No external link to check.".to_string()
+    } else {
+        format!(
+            "Checked {probed} external {} in {}.",
+            if probed == 1 { "link" } else { "links" },
+            seconds(outcome.elapsed)
+        )
+    };
+    Verification {
+        performed: true,
+        note,
+        network_down: outcome.network_down,
+        elapsed_ms: Some(u64::try_from(outcome.elapsed.as_millis()).unwrap_or(u64::MAX)),
+        counts,
+    }
+}
