@@ -152,15 +152,21 @@ fn read_verify(
     Ok(())
 }
 
-/// `2s`, `1500ms`, `5m`, `1h` (humantime's forms), within `min..=max`.
+/// `2s`, `1500ms`, `5m`, `1h` (humantime's forms), or a bare number of seconds (`2`,
+/// `0.5`), within `min..=max`.
 pub fn duration(
     name: &'static str,
     value: &str,
     min: Duration,
     max: Duration,
 ) -> Result<Duration, ConfigError> {
-    humantime::parse_duration(value.trim())
+    let value_trimmed = value.trim();
+    let bare_seconds = value_trimmed
+        .parse::<f64>()
         .ok()
+        .and_then(|s| Duration::try_from_secs_f64(s).ok());
+    bare_seconds
+        .or_else(|| humantime::parse_duration(value_trimmed).ok())
         .filter(|d| *d >= min && *d <= max)
         .ok_or_else(|| ConfigError {
             name,
@@ -336,12 +342,15 @@ mod tests {
             }
         );
         assert!(!config(&[]).unwrap().verify.allow_private);
+        let bare = config(&[(VERIFY_TIMEOUT, "2.5")]).unwrap();
+        assert_eq!(bare.verify.timeout, Duration::from_millis(2500));
     }
 
     #[test]
     fn bad_verify_settings_say_what_is_expected() {
         for (name, value, expected) in [
-            (VERIFY_TIMEOUT, "2", "duration"),
+            (VERIFY_TIMEOUT, "soon", "duration"),
+            (VERIFY_TIMEOUT, "-1", "duration"),
             (VERIFY_TIMEOUT, "0s", "from 100ms"),
             (VERIFY_TIMEOUT, "2h", "to 1m"),
             (VERIFY_CONCURRENCY, "0", "from 1"),

@@ -7,7 +7,8 @@
 //! [`collect::input::parse_answer`] reads bytes into an [`Answer`],
 //! [`collect::collect`] finds its sources and claims, [`build_report`] assembles the
 //! [`Report`], and [`render`] turns it into Slack mrkdwn, Block Kit, text or JSON.
-//! Links are not probed yet: every source carries the verdict "not checked".
+//! [`check_and_verify`] also probes every external link with a [`verify::Verifier`]
+//! and records its verdict; [`check`] alone marks every source "not checked".
 //!
 //! ```
 //! use sourcebot::{check, model::Answer, collect::CollectOptions, render};
@@ -37,6 +38,20 @@ pub const NOT_VERIFIED_NOTE: &str = "Links were not checked.";
 /// source's verdict is "not checked", and the report says so.
 pub fn check(answer: &Answer, options: &CollectOptions) -> Report {
     build_report(answer, collect::collect(answer, options))
+}
+
+/// Collects the sources of `answer`, then checks its external links with `verifier`
+/// (see [`verify::Verifier::verify_report`]). `progress`, if given, counts the links
+/// as they are checked.
+pub async fn check_and_verify(
+    answer: &Answer,
+    options: &CollectOptions,
+    verifier: &verify::Verifier,
+    progress: Option<&verify::Progress>,
+) -> Report {
+    let mut report = check(answer, options);
+    verifier.verify_report(&mut report, progress).await;
+    report
 }
 
 /// Groups collected sources by kind (in the default display order; renderers reorder

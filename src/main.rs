@@ -3,13 +3,17 @@
 
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
 use sourcebot::collect::input::{parse_answer, FormatHint, InputError};
 use sourcebot::config::Config;
-use sourcebot::model::Origin;
+use sourcebot::model::{Answer, Origin, Report};
 use sourcebot::render;
-use std::io::{Read, Write};
+use sourcebot::verify::{Progress, Verifier};
+use std::io::{IsTerminal, Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -25,7 +29,7 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Collect and show the sources an answer cites.
+    /// Collect the sources an answer cites, check its links, and show them.
     #[command(after_help = CHECK_EXAMPLES)]
     Check(CheckArgs),
 }
@@ -39,7 +43,14 @@ Examples:
   sourcebot check examples/answer.md
   sourcebot check examples/answer.json --format json
   pbpaste | sourcebot check - --format mrkdwn --max-per-kind 10
-  sourcebot check examples/search-results.json --format blocks";
+  sourcebot check examples/search-results.json --format blocks
+  sourcebot check examples/answer.md --no-verify
+  sourcebot check examples/answer.md --timeout 5s --concurrency 8
+
+Links are probed with HEAD (GET when HEAD is refused), at most --concurrency at once
+and 4 per host, never at a private or local address. Marks: ✓ verified; ⚠ broken,
+unreachable, timed out or server error; 🔒 restricted (the page refuses robots);
+⊘ blocked or invalid; – not checked (internal links, or --no-verify).";
 
 #[derive(clap::Args, Debug)]
 struct CheckArgs {
@@ -61,6 +72,19 @@ struct CheckArgs {
     /// must be JSON); `text` never parses JSON; `json` always does.
     #[arg(long, value_enum, default_value_t = InputFormat::Auto)]
     input: InputFormat,
+
+    /// Do not probe links: every source is marked "not checked".
+    #[arg(long)]
+    no_verify: bool,
+
+    /// Time for the whole probe of one link, e.g. `2s`, `1500ms`. Default 2s, or
+    /// SOURCEBOT_VERIFY_TIMEOUT.
+    #[arg(long, value_name = "DURATION")]
+    timeout: Option<String>,
+
+    /// Links probed at once. Default 32, or SOURCEBOT_VERIFY_CONCURRENCY.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    concurrency: Option<u16>,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,6 +116,10 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(error) if error.is::<UsageError>() => {
+            eprintln!("sourcebot: {error}");
+            ExitCode::from(2)
+        }
         Err(error) => {
             eprintln!("sourcebot: {error:#}");
             ExitCode::from(1)
@@ -103,6 +131,18 @@ fn check(args: CheckArgs, mut config: Config) -> anyhow::Result<()> {
     if let Some(n) = args.max_per_kind {
         config.render.max_per_kind = n;
     }
+    if let Some(timeout) = &args.timeout {
+        config.verify.timeout = sourcebot::config::duration(
+            "--timeout",
+            timeout,
+            Duration::from_millis(100),
+            sourcebot::config::MAX_VERIFY_TIMEOUT,
+        )
+        .map_err(|e| UsageError(format!("--timeout {timeout:?}: {}", e.expected)))?;
+    }
+    if let Some(n) = args.concurrency {
+        config.verify.concurrency = usize::from(n);
+    }
     let (name, origin, bytes) = read_input(args.file.as_deref(), config.max_input_bytes)?;
     let hint = match args.input {
         InputFormat::Text => FormatHint::Text,
@@ -113,7 +153,11 @@ fn check(args: CheckArgs, mut config: Config) -> anyhow::Result<()> {
     let mut answer =
         parse_answer(&bytes, hint, config.max_input_bytes).map_err(|e| input_error(&name, e))?;
     answer.origin = origin;
-    let report = sourcebot::check(&answer, &config.collect);
+    let report = if args.no_verify {
+        sourcebot::check(&answer, &config.collect)
+    } else {
+        check_and_verify(&answer, &config)?
+    };
     let output = match args.format {
         Format::Text => render::text(&report, &config.render),
         Format::Mrkdwn => render::mrkdwn(&report, &config.render),
@@ -124,6 +168,70 @@ fn check(args: CheckArgs, mut config: Config) -> anyhow::Result<()> {
     writeln!(stdout, "{}", output.trim_end()).or_else(ignore_broken_pipe)?;
     Ok(())
 }
+
+/// Runs the pipeline with link checking on a runtime of its own, showing a progress
+/// line on a terminal when checking takes more than half a second.
+fn check_and_verify(answer: &Answer, config: &Config) -> anyhow::Result<Report> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let verifier = Verifier::builder()
+            .settings(config.verify.clone())
+            .build()
+            .context("cannot check links")?;
+        let progress = Arc::new(Progress::new());
+        let bar = std::io::stderr()
+            .is_terminal()
+            .then(|| tokio::spawn(show_progress(progress.clone())));
+        let report =
+            sourcebot::check_and_verify(answer, &config.collect, &verifier, Some(&progress)).await;
+        if let Some(bar) = bar {
+            bar.abort();
+            // The bar clears itself when its task is dropped; wait for that.
+            let _ = bar.await;
+        }
+        Ok(report)
+    })
+}
+
+/// After half a second, a `checking links 12/40` line on stderr, updated until the
+/// task is aborted.
+async fn show_progress(progress: Arc<Progress>) {
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let bar = ProgressBar::new(progress.total() as u64);
+    let style = ProgressStyle::with_template("checking links {bar:30} {pos}/{len} {elapsed}")
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
+    let _clear = ClearOnDrop(bar.clone());
+    loop {
+        bar.set_length(progress.total() as u64);
+        bar.set_position(progress.done() as u64);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Clears the progress line when the progress task ends.
+struct ClearOnDrop(ProgressBar);
+
+impl Drop for ClearOnDrop {
+    fn drop(&mut self) {
+        self.0.finish_and_clear();
+    }
+}
+
+/// A bad command-line value: exit code 2, like clap's own usage errors.
+#[derive(Debug)]
+struct UsageError(String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
 
 /// A closed pipe (`sourcebot check … | head`) is not an error worth reporting.
 fn ignore_broken_pipe(error: std::io::Error) -> std::io::Result<()> {

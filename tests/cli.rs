@@ -10,7 +10,19 @@ fn sourcebot(args: &[&str]) -> Output {
     command(args).output().expect("run sourcebot")
 }
 
+/// `sourcebot check …` with `--no-verify`: these tests are about reading and showing
+/// answers, and must not reach the links in the examples. Verification has its own
+/// tests against local servers (tests/verify_cli.rs).
 fn command(args: &[&str]) -> Command {
+    let mut cmd = command_verifying(args);
+    if args.first() == Some(&"check") {
+        cmd.arg("--no-verify");
+    }
+    cmd
+}
+
+/// `sourcebot …` as given, with no SOURCEBOT_ setting inherited.
+fn command_verifying(args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_sourcebot"));
     cmd.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
     for (key, _) in std::env::vars() {

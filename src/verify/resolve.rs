@@ -13,7 +13,7 @@
 
 use super::guard::{classify_name, Forbidden, GuardPolicy, NameClass};
 use futures_util::future::BoxFuture;
-use hickory_resolver::config::{NameServerConfig, ResolverConfig, ResolverOpts};
+use hickory_resolver::config::{LookupIpStrategy, NameServerConfig, ResolverConfig, ResolverOpts};
 use hickory_resolver::net::runtime::TokioRuntimeProvider;
 use hickory_resolver::net::NetError;
 use hickory_resolver::TokioResolver;
@@ -50,6 +50,7 @@ const CANARY_TTL: Duration = Duration::from_secs(60);
 /// name servers.
 pub struct DnsLookup {
     resolver: TokioResolver,
+    query_timeout: Duration,
     canary: Option<String>,
     canary_seen: Mutex<Option<(Instant, bool)>>,
 }
@@ -61,7 +62,7 @@ impl DnsLookup {
             LookupError::Unavailable(format!("cannot read the system's DNS settings: {e}"))
         })?;
         tune(builder.options_mut(), query_timeout);
-        Self::finish(builder.build())
+        Self::finish(builder.build(), query_timeout)
     }
 
     /// Ask exactly these name servers (UDP, then TCP on truncation).
@@ -84,14 +85,18 @@ impl DnsLookup {
             TokioRuntimeProvider::default(),
         );
         tune(builder.options_mut(), query_timeout);
-        Self::finish(builder.build())
+        Self::finish(builder.build(), query_timeout)
     }
 
-    fn finish(built: Result<TokioResolver, NetError>) -> Result<DnsLookup, LookupError> {
+    fn finish(
+        built: Result<TokioResolver, NetError>,
+        query_timeout: Duration,
+    ) -> Result<DnsLookup, LookupError> {
         let resolver = built
             .map_err(|e| LookupError::Unavailable(format!("cannot start the DNS resolver: {e}")))?;
         Ok(DnsLookup {
             resolver,
+            query_timeout,
             canary: Some(DEFAULT_CANARY_NAME.to_string()),
             canary_seen: Mutex::new(None),
         })
@@ -104,10 +109,22 @@ impl DnsLookup {
         self
     }
 
+    /// One lookup, bounded as a whole (A and AAAA, every server, every retry) by the
+    /// query timeout: a silent resolver is reported as such before the probe's own
+    /// deadline calls the link slow.
     async fn ask(&self, host: &str) -> Result<Vec<IpAddr>, LookupError> {
         // A final dot keeps search domains out of it: the link names a public host.
         let fqdn = format!("{host}.");
-        match self.resolver.lookup_ip(fqdn.as_str()).await {
+        let answer =
+            tokio::time::timeout(self.query_timeout, self.resolver.lookup_ip(fqdn.as_str()))
+                .await
+                .map_err(|_| {
+                    LookupError::Unavailable(format!(
+                        "name lookup failed: no DNS server answered within {} ms",
+                        self.query_timeout.as_millis()
+                    ))
+                })?;
+        match answer {
             Ok(found) => {
                 let addresses: Vec<IpAddr> = found.iter().collect();
                 if addresses.is_empty() {
@@ -151,6 +168,7 @@ fn tune(options: &mut ResolverOpts, query_timeout: Duration) {
     // dead resolver from eating it, and leaves time to call it unreachable.
     options.timeout = query_timeout;
     options.attempts = 1;
+    options.ip_strategy = LookupIpStrategy::Ipv4AndIpv6;
 }
 
 fn describe_net_error(error: &NetError) -> String {

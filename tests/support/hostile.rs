@@ -239,6 +239,8 @@ pub(super) struct Shared {
     routes: HashMap<String, Route>,
     connections: AtomicUsize,
     requests: AtomicUsize,
+    active: AtomicUsize,
+    max_active: AtomicUsize,
     body_bytes: AtomicU64,
     log: Mutex<Vec<RequestInfo>>,
     hits: Mutex<HashMap<String, usize>>,
@@ -253,6 +255,8 @@ impl Shared {
                 .collect(),
             connections: AtomicUsize::new(0),
             requests: AtomicUsize::new(0),
+            active: AtomicUsize::new(0),
+            max_active: AtomicUsize::new(0),
             body_bytes: AtomicU64::new(0),
             log: Mutex::new(Vec::new()),
             hits: Mutex::new(HashMap::new()),
@@ -340,6 +344,12 @@ impl HostileServer {
     /// Complete request heads read so far.
     pub fn requests(&self) -> usize {
         self.shared.requests.load(Ordering::SeqCst)
+    }
+
+    /// The most requests this server was handling at one moment (from reading a request
+    /// head to finishing its answer).
+    pub fn max_concurrent(&self) -> usize {
+        self.shared.max_active.load(Ordering::SeqCst)
     }
 
     /// The methods of the requests to `path` (query ignored), in the order read.
@@ -458,7 +468,11 @@ where
             None => keep_alive = false,
         }
         let action = shared.decide(&req);
-        match perform(&mut stream, &shared, &req, action).await {
+        let now_active = shared.active.fetch_add(1, Ordering::SeqCst) + 1;
+        shared.max_active.fetch_max(now_active, Ordering::SeqCst);
+        let next = perform(&mut stream, &shared, &req, action).await;
+        shared.active.fetch_sub(1, Ordering::SeqCst);
+        match next {
             Next::Serve if keep_alive => {}
             Next::Serve => {
                 let _ = stream.shutdown().await;

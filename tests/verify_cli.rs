@@ -1,0 +1,381 @@
+//! `sourcebot check` with link checking, as people use it: against local servers
+//! (private addresses allowed through the documented setting), every mark in the text
+//! output, the full verdict in JSON, `--no-verify`, `--timeout`, `--concurrency`,
+//! proxies ignored, and the progress line on a terminal only.
+
+mod support;
+
+use serde_json::Value;
+use std::net::{IpAddr, Ipv4Addr};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+use support::{Action, HostileServer, Route};
+
+fn next_ip() -> IpAddr {
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    IpAddr::V4(Ipv4Addr::new(127, 3, (n >> 8) as u8, (n & 0xff) as u8))
+}
+
+/// `sourcebot` with only the given SOURCEBOT_ settings and no proxy variables.
+fn command(args: &[String], envs: &[(&str, String)]) -> Command {
+    command_for(env!("CARGO_BIN_EXE_sourcebot"), args, envs)
+}
+
+/// `program` with only the given SOURCEBOT_ settings and no proxy variables.
+fn command_for(program: &str, args: &[String], envs: &[(&str, String)]) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    for (key, _) in std::env::vars() {
+        let upper = key.to_ascii_uppercase();
+        if key.starts_with("SOURCEBOT_") || upper.ends_with("_PROXY") {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.envs(envs.iter().map(|(k, v)| (*k, v.as_str())));
+    cmd
+}
+
+/// Runs the command off the runtime's threads, so the servers keep answering.
+async fn run(mut cmd: Command) -> Output {
+    tokio::task::spawn_blocking(move || cmd.output().expect("run sourcebot"))
+        .await
+        .expect("join")
+}
+
+/// Writes `text` to a file in `dir`; JSON answers go to a `.json` file.
+fn write_answer(dir: &tempfile::TempDir, text: &str) -> String {
+    let name = if text.starts_with('{') {
+        "answer.json"
+    } else {
+        "answer.md"
+    };
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).expect("write answer");
+    path.to_string_lossy().into_owned()
+}
+
+fn allow_private() -> Vec<(&'static str, String)> {
+    vec![("SOURCEBOT_VERIFY_ALLOW_PRIVATE", "1".to_string())]
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// An answer citing one link of each outcome on its own server.
+struct Web {
+    ok: HostileServer,
+    gone: HostileServer,
+    robots: HostileServer,
+    down: HostileServer,
+    answer: String,
+}
+
+async fn web() -> Web {
+    let ok = HostileServer::start(next_ip(), vec![("/ok", Route::status(200))]).await;
+    let gone = HostileServer::start(next_ip(), vec![("/gone", Route::status(404))]).await;
+    let robots = HostileServer::start(next_ip(), vec![("/robots", Route::status(403))]).await;
+    let down = HostileServer::start(next_ip(), vec![("/down", Route::status(503))]).await;
+    let text = format!(
+        "Deploys are frozen on Fridays [1]. The old runbook moved [2]. \
+         The vendor page needs a login [3]. The status page is down [4]. \
+         See also <https://acme.slack.com/archives/C1/p1700000000000100|the thread>.\n\n\
+         [1] {} - Freeze policy\n[2] {} - Old runbook\n[3] {} - Vendor docs\n[4] {} - Status\n",
+        ok.url("/ok"),
+        gone.url("/gone"),
+        robots.url("/robots"),
+        down.url("/down"),
+    );
+    // An agent's structured source with a link that is not http: invalid.
+    let answer = serde_json::json!({
+        "text": text,
+        "sources": [{"url": "ftp://files.acme.io/runbook", "title": "the wiki"}],
+    })
+    .to_string();
+    Web {
+        ok,
+        gone,
+        robots,
+        down,
+        answer,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_output_marks_every_verdict_and_counts_them() {
+    let web = web().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = write_answer(&dir, &web.answer);
+    let output = run(command(&["check".into(), file], &allow_private())).await;
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.starts_with(
+            "Sources (6) — ✓ 1 verified · ⚠ 1 broken · 🔒 1 restricted · ⚠ 1 server error · ⊘ 1 invalid · – 1 not checked\n"
+        ),
+        "{text}"
+    );
+    for line in [
+        "✓ Freeze policy  [verified]",
+        "⚠ Old runbook  [broken: HTTP 404]",
+        "🔒 Vendor docs  [restricted: HTTP 403: the page refuses robots]",
+        "⚠ Status  [server error: HTTP 503]",
+        "⊘ the wiki  [invalid: not a valid http or https link]",
+        "– the thread  [not checked: internal slack link: no checker for it yet]",
+    ] {
+        assert!(text.contains(line), "missing {line:?} in\n{text}");
+    }
+    for server in [&web.ok, &web.gone, &web.robots, &web.down] {
+        assert!(server.requests() >= 1, "{server:?} was not probed");
+    }
+    // Not a terminal: no progress line.
+    assert_eq!(stderr(&output), "");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_carries_the_full_verdict() {
+    let web = web().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = write_answer(&dir, &web.answer);
+    let args = vec!["check".into(), file, "--format".into(), "json".into()];
+    let output = run(command(&args, &allow_private())).await;
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report: Value = serde_json::from_str(&stdout(&output)).expect("json");
+    let web_sources = report["groups"]
+        .as_array()
+        .expect("groups")
+        .iter()
+        .find(|g| g["kind"] == "web")
+        .expect("web group")["sources"]
+        .clone();
+    let gone = web_sources
+        .as_array()
+        .expect("sources")
+        .iter()
+        .find(|s| s["title"] == "Old runbook")
+        .expect("old runbook");
+    let verdict = &gone["verdict"];
+    assert_eq!(verdict["class"], "broken");
+    assert_eq!(verdict["status_code"], 404);
+    assert_eq!(verdict["final_url"], web.gone.url("/gone"));
+    assert!(verdict["elapsed_ms"].is_u64());
+    assert_eq!(verdict["reason"], "HTTP 404");
+    let verification = &report["verification"];
+    assert_eq!(verification["performed"], true);
+    assert_eq!(verification["network_down"], false);
+    assert_eq!(verification["counts"]["verified"], 1);
+    assert_eq!(verification["counts"]["broken"], 1);
+    assert_eq!(verification["counts"]["not_checked"], 1);
+    assert!(verification["note"]
+        .as_str()
+        .unwrap_or_default()
+        .starts_with("Checked 4 external links in"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mrkdwn_and_blocks_show_the_marks() {
+    let web = web().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = write_answer(&dir, &web.answer);
+    let args = vec![
+        "check".into(),
+        file.clone(),
+        "--format".into(),
+        "mrkdwn".into(),
+    ];
+    let mrkdwn = stdout(&run(command(&args, &allow_private())).await);
+    assert!(
+        mrkdwn.contains(&format!("• ✓ <{}|Freeze policy>\n", web.ok.url("/ok"))),
+        "{mrkdwn}"
+    );
+    assert!(mrkdwn.contains(&format!(
+        "• ⚠ <{}|Old runbook> · broken",
+        web.gone.url("/gone")
+    )));
+    let args = vec!["check".into(), file, "--format".into(), "blocks".into()];
+    let blocks = stdout(&run(command(&args, &allow_private())).await);
+    let blocks: Value = serde_json::from_str(&blocks).expect("blocks json");
+    let all = blocks.to_string();
+    assert!(all.contains("🔒") && all.contains("✓ 1 verified"), "{all}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_verify_touches_nothing() {
+    let web = web().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = write_answer(&dir, &web.answer);
+    let args = vec!["check".into(), file, "--no-verify".into()];
+    let output = run(command(&args, &allow_private())).await;
+    let text = stdout(&output);
+    assert!(
+        text.starts_with("Sources (6) — links not checked\n"),
+        "{text}"
+    );
+    for server in [&web.ok, &web.gone, &web.robots, &web.down] {
+        assert_eq!(server.connections(), 0);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn private_addresses_are_blocked_unless_allowed() {
+    let web = web().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = write_answer(&dir, &web.answer);
+    let output = run(command(&["check".into(), file], &[])).await;
+    let text = stdout(&output);
+    assert!(text.contains("⊘ Freeze policy  [blocked: "), "{text}");
+    for server in [&web.ok, &web.gone, &web.robots, &web.down] {
+        assert_eq!(
+            server.connections(),
+            0,
+            "the guard let a connection through"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timeout_flag_bounds_the_check() {
+    let hang = HostileServer::start(next_ip(), vec![("/", Route::always(Action::Hang))]).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = write_answer(
+        &dir,
+        &format!("It hangs [1].\n\n[1] {} - Hanging\n", hang.url("/")),
+    );
+    let args = vec!["check".into(), file, "--timeout".into(), "500ms".into()];
+    let started = Instant::now();
+    let output = run(command(&args, &allow_private())).await;
+    let wall = started.elapsed();
+    let text = stdout(&output);
+    assert!(
+        text.contains("⚠ Hanging  [timed out: no answer within 500 ms]"),
+        "{text}"
+    );
+    // 0.5 s probe + 0.5 s batch grace at most; the rest is process start-up.
+    assert!(wall < Duration::from_secs(2), "took {wall:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrency_flag_caps_probes() {
+    let slow = HostileServer::start(
+        next_ip(),
+        vec![(
+            "/",
+            Route::always(Action::status(200).after(Duration::from_millis(150))),
+        )],
+    )
+    .await;
+    let refs: String = (1..=4)
+        .map(|i| format!("[{i}] {} - Page {i}\n", slow.url(&format!("/?page={i}"))))
+        .collect();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = write_answer(&dir, &format!("Four pages [1][2][3][4].\n\n{refs}"));
+    let args = vec!["check".into(), file, "--concurrency".into(), "1".into()];
+    let output = run(command(&args, &allow_private())).await;
+    assert!(
+        stdout(&output).contains("✓ 4 verified"),
+        "{}",
+        stdout(&output)
+    );
+    assert_eq!(slow.max_concurrent(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_flags_are_usage_errors() {
+    for (flag, value, says) in [
+        (
+            "--timeout",
+            "soon",
+            "--timeout \"soon\": expected a duration",
+        ),
+        ("--timeout", "0ms", "from 100ms"),
+        ("--concurrency", "0", "--concurrency"),
+    ] {
+        let args = vec![
+            "check".into(),
+            "examples/answer.md".into(),
+            flag.into(),
+            value.into(),
+        ];
+        let output = run(command(&args, &[])).await;
+        assert_eq!(output.status.code(), Some(2), "{flag} {value}");
+        assert!(stderr(&output).contains(says), "{}", stderr(&output));
+    }
+    let output = run(command(
+        &["check".into(), "examples/answer.md".into()],
+        &[("SOURCEBOT_VERIFY_TIMEOUT", "forever".into())],
+    ))
+    .await;
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("SOURCEBOT_VERIFY_TIMEOUT=\"forever\""));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn system_proxies_are_ignored() {
+    let target = HostileServer::start(next_ip(), vec![("/", Route::status(200))]).await;
+    let proxy = HostileServer::start(next_ip(), vec![("/", Route::status(200))]).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = write_answer(
+        &dir,
+        &format!("A page [1].\n\n[1] {} - Page\n", target.url("/")),
+    );
+    let proxy_url = format!("http://{}", proxy.addr());
+    let mut envs = allow_private();
+    for name in [
+        "HTTP_PROXY",
+        "http_proxy",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "all_proxy",
+    ] {
+        envs.push((name, proxy_url.clone()));
+    }
+    let output = run(command(&["check".into(), file], &envs)).await;
+    assert!(
+        stdout(&output).contains("✓ Page  [verified]"),
+        "{}",
+        stdout(&output)
+    );
+    assert_eq!(proxy.connections(), 0, "a request went through the proxy");
+    assert_eq!(target.requests(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_terminal_gets_a_progress_line_when_checking_is_slow() {
+    // `script` runs the command on a pseudo-terminal (util-linux, on every Debian).
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("NOTICE: `script` (util-linux) is missing; progress line not tested");
+        return;
+    }
+    let slow = HostileServer::start(
+        next_ip(),
+        vec![(
+            "/",
+            Route::always(Action::status(200).after(Duration::from_millis(1200))),
+        )],
+    )
+    .await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = write_answer(
+        &dir,
+        &format!("Slow [1].\n\n[1] {} - Slow page\n", slow.url("/")),
+    );
+    let inner = format!(
+        "{} check {file} >/dev/null",
+        env!("CARGO_BIN_EXE_sourcebot")
+    );
+    let script = command_for(
+        "script",
+        &["-qec".into(), inner, "/dev/null".into()],
+        &allow_private(),
+    );
+    let output = run(script).await;
+    let terminal = stdout(&output);
+    assert!(terminal.contains("checking links"), "{terminal:?}");
+    assert!(terminal.contains("0/1"), "{terminal:?}");
+}
