@@ -1045,9 +1045,9 @@ fn non_http_urls_are_never_links() {
     assert!(out.contains(
         "• – Data (`data:text/html,&lt;script&gt;alert(1)&lt;/script&gt;`) · not checked"
     ));
-    assert!(out.contains("• (via slack: #eng) · not checked"));
-    assert!(out.contains("• Named only (`ftp://files.example.com/&lt;!here&gt;`) · not checked"));
-    assert!(out.contains("• Backtick (`not a url 'x'`) · not checked"));
+    assert!(out.contains("• – (via slack: #eng) · not checked"));
+    assert!(out.contains("• – Named only (`ftp://files.example.com/&lt;!here&gt;`) · not checked"));
+    assert!(out.contains("• – Backtick (`not a url 'x'`) · not checked"));
     let msg = render::blocks(&report, &opts());
     assert_blocks_valid(&msg);
     assert!(links(&block_texts(&msg).join("\n")).is_empty());

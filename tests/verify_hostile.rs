@@ -49,7 +49,8 @@ fn assert_verdict(verdict: &Verdict, class: VerdictClass, reason_has: &str, case
 /// One behaviour: a server, the URL to check on it, and what the verdict must be.
 struct Case {
     name: &'static str,
-    server: HostileServer,
+    /// Kept alive until the case is checked.
+    _server: HostileServer,
     url: String,
     class: VerdictClass,
     reason_has: &'static str,
@@ -68,7 +69,7 @@ async fn case(
     let url = server.url(path);
     Case {
         name,
-        server,
+        _server: server,
         url,
         class,
         reason_has,
@@ -574,4 +575,67 @@ async fn the_per_host_cap_holds() {
         site.max_concurrent()
     );
     assert!(site.max_concurrent() >= 2, "slow start never grew");
+}
+
+#[tokio::test]
+async fn a_silent_host_is_not_waited_on_again_for_each_link() {
+    // Three links on a host that never answers: the first waits out its timeout, the
+    // others are settled at once, and a second check does not wait at all.
+    let silent = server(vec![("/", Route::always(Action::Hang))]).await;
+    let verifier = Verifier::builder()
+        .timeout(Duration::from_millis(500))
+        .allow_private(true)
+        .lookup(Arc::new(StaticLookup::new()))
+        .build()
+        .expect("verifier");
+    let urls: Vec<String> = (0..3).map(|i| silent.url(&format!("/?n={i}"))).collect();
+    let first = verifier.check_urls(&urls, None).await;
+    assert!(first
+        .verdicts
+        .iter()
+        .all(|v| v.class == VerdictClass::TimedOut));
+    let settled = first
+        .verdicts
+        .iter()
+        .filter(|v| {
+            v.reason
+                .as_deref()
+                .unwrap_or_default()
+                .contains("let another link time out")
+        })
+        .count();
+    assert_eq!(settled, 2, "{:?}", first.verdicts);
+    assert_eq!(silent.requests(), 1);
+    let started = Instant::now();
+    let again = verifier.check_urls(&urls, None).await;
+    assert!(
+        started.elapsed() < Duration::from_millis(400),
+        "waited again"
+    );
+    assert!(again
+        .verdicts
+        .iter()
+        .all(|v| v.class == VerdictClass::TimedOut));
+    assert_eq!(silent.requests(), 1, "probed a silent host again");
+}
+
+#[tokio::test]
+async fn a_host_that_answers_is_not_written_off_for_one_slow_page() {
+    let site = server(vec![
+        ("/fast", Route::status(200)),
+        ("/slow", Route::always(Action::Hang)),
+    ])
+    .await;
+    let verifier = Verifier::builder()
+        .timeout(Duration::from_millis(500))
+        .allow_private(true)
+        .lookup(Arc::new(StaticLookup::new()))
+        .build()
+        .expect("verifier");
+    let fast = verifier.check_url(&site.url("/fast")).await;
+    assert_eq!(fast.class, VerdictClass::Verified);
+    let slow = verifier.check_url(&site.url("/slow")).await;
+    assert_eq!(slow.class, VerdictClass::TimedOut);
+    let other = verifier.check_url(&site.url("/fast?again")).await;
+    assert_eq!(other.class, VerdictClass::Verified, "{other:?}");
 }

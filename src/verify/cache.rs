@@ -24,6 +24,8 @@ pub(crate) struct Probed {
     /// The probe failed before any HTTP answer, for a reason of the network rather than
     /// of the link's own server (no DNS, no route).
     pub(crate) network_failure: bool,
+    /// The host gave no answer within the probe's own timeout.
+    pub(crate) host_silent: bool,
 }
 
 struct Entry {
@@ -135,6 +137,7 @@ impl VerdictCache {
                 verdict,
                 cacheable: true,
                 network_failure: false,
+                host_silent: false,
             };
             return (probed, true);
         }
@@ -202,6 +205,7 @@ mod tests {
             verdict: verdict(class),
             cacheable: true,
             network_failure: false,
+            host_silent: false,
         }
     }
 

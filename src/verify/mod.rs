@@ -16,6 +16,7 @@
 
 mod cache;
 pub mod guard;
+mod health;
 mod limits;
 mod probe;
 pub mod resolve;
@@ -24,6 +25,7 @@ use crate::model::{Report, SourceKind, Verdict, VerdictClass, VerdictCounts, Ver
 use cache::{Probed, VerdictCache};
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use guard::{judge_url, GuardPolicy};
+use health::HostHealth;
 use limits::Limits;
 pub use probe::MAX_REDIRECTS;
 use probe::{seconds, Prober};
@@ -208,6 +210,7 @@ impl VerifierBuilder {
                     settings.cache_ttl_failed,
                     settings.cache_max_entries,
                 ),
+                health: HostHealth::new(settings.cache_ttl_failed, settings.cache_max_entries),
                 settings,
             }),
         })
@@ -235,6 +238,7 @@ struct Inner {
     policy: Arc<GuardPolicy>,
     limits: Limits,
     cache: VerdictCache,
+    health: HostHealth,
     settings: VerifySettings,
 }
 
@@ -397,6 +401,7 @@ impl Verifier {
                         },
                         cacheable: false,
                         network_failure: false,
+                        host_silent: false,
                     },
                     false,
                 )
@@ -408,18 +413,53 @@ impl Verifier {
         }
         let key = url.as_str().to_string();
         let host = url.host_str().unwrap_or_default().to_string();
+        let authority = format!("{host}:{}", url.port_or_known_default().unwrap_or(0));
+        if let Some(probed) = self.silent_host(&url, &authority) {
+            return (probed, false);
+        }
         self.inner
             .cache
             .get_or_probe(&key, async {
                 let slot = self.inner.limits.acquire(&host).await;
+                // The host may have let another link time out while this one waited.
+                if let Some(probed) = self.silent_host(&url, &authority) {
+                    return probed;
+                }
                 began.store(true, Ordering::Relaxed);
                 let probed = self.inner.prober.probe(&url, deadline).await;
                 if probed.verdict.status_code.is_some() {
                     slot.host_answered();
+                    self.inner.health.answered(&authority);
+                } else if probed.host_silent {
+                    self.inner.health.timed_out(&authority);
                 }
                 probed
             })
             .await
+    }
+
+    /// The verdict for a link whose host recently let a probe time out and has
+    /// answered nothing since: timed out, without waiting out another timeout.
+    fn silent_host(&self, url: &Url, authority: &str) -> Option<Probed> {
+        let ago = self.inner.health.unresponsive_for(authority)?;
+        Some(Probed {
+            verdict: Verdict {
+                class: VerdictClass::TimedOut,
+                status_code: None,
+                final_url: Some(url.to_string()),
+                elapsed_ms: Some(0),
+                reason: Some(format!(
+                    "not probed: {authority} let another link time out {} and has answered nothing since",
+                    match ago.as_secs() {
+                        0 => "just now".to_string(),
+                        n => format!("{n} s ago"),
+                    }
+                )),
+            },
+            cacheable: false,
+            network_failure: false,
+            host_silent: false,
+        })
     }
 
     /// Probes the external links of `report` and records each verdict, the counts and

@@ -135,6 +135,7 @@ impl Prober {
                     verdict: verdict(VerdictClass::TimedOut, &trace, elapsed, reason),
                     cacheable: own,
                     network_failure: false,
+                    host_silent: own && trace.status.is_none(),
                 }
             }
         }
@@ -316,6 +317,7 @@ fn judge(outcome: Outcome, trace: &Trace, elapsed: Duration) -> Probed {
             reason
         }
     };
+    let connect_timeout = matches!(outcome, Outcome::Failed(Failure::ConnectTimeout));
     let (class, reason, cacheable, network_failure) = match outcome {
         Outcome::Answered(answer) => {
             let (class, reason) = judge_status(&answer);
@@ -359,6 +361,7 @@ fn judge(outcome: Outcome, trace: &Trace, elapsed: Duration) -> Probed {
         verdict: verdict(class, trace, elapsed, reason),
         cacheable,
         network_failure,
+        host_silent: connect_timeout,
     }
 }
 
