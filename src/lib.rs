@@ -77,6 +77,10 @@ pub fn build_report(answer: &Answer, collected: Collected) -> Report {
         }
     }
     groups.retain(|g| !g.sources.is_empty());
+    let counts = VerdictCounts {
+        not_checked: groups.iter().map(|g| g.sources.len()).sum(),
+        ..VerdictCounts::default()
+    };
     Report {
         shape: answer.shape,
         origin: answer.origin.clone(),
@@ -89,7 +93,7 @@ pub fn build_report(answer: &Answer, collected: Collected) -> Report {
             note: NOT_VERIFIED_NOTE.to_string(),
             network_down: false,
             elapsed_ms: None,
-            counts: VerdictCounts::default(),
+            counts,
         },
         warnings,
     }

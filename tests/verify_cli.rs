@@ -210,13 +210,25 @@ async fn no_verify_touches_nothing() {
     let web = web().await;
     let dir = tempfile::tempdir().expect("tempdir");
     let file = write_answer(&dir, &web.answer);
-    let args = vec!["check".into(), file, "--no-verify".into()];
+    let args = vec!["check".into(), file.clone(), "--no-verify".into()];
     let output = run(command(&args, &allow_private())).await;
     let text = stdout(&output);
     assert!(
         text.starts_with("Sources (6) — links not checked\n"),
         "{text}"
     );
+    let args = vec![
+        "check".into(),
+        file,
+        "--no-verify".into(),
+        "--format".into(),
+        "json".into(),
+    ];
+    let json = stdout(&run(command(&args, &allow_private())).await);
+    let report: Value = serde_json::from_str(&json).expect("json");
+    assert_eq!(report["verification"]["performed"], false);
+    assert_eq!(report["verification"]["counts"]["not_checked"], 6);
+    assert_eq!(report["verification"]["counts"]["verified"], 0);
     for server in [&web.ok, &web.gone, &web.robots, &web.down] {
         assert_eq!(server.connections(), 0);
     }

@@ -11,8 +11,9 @@
 //!
 //! The parts: [`guard`] (which addresses and names may be reached), [`resolve`] (name
 //! lookup that returns only vetted addresses), `probe` (HEAD/GET, redirects, retry),
-//! `limits` (global and per-host caps) and `cache` (TTLs, bounded size, one probe per
-//! URL in flight).
+//! `limits` (global and per-host caps, with slow start), `cache` (TTLs, bounded size,
+//! one probe per URL in flight) and `health` (hosts that let a probe time out and
+//! answered nothing are not waited on again for each of their links).
 
 mod cache;
 pub mod guard;
