@@ -8,6 +8,7 @@ use sourcebot::collect::input::{parse_answer, FormatHint, InputError};
 use sourcebot::config::Config;
 use sourcebot::model::{Answer, Origin, Report};
 use sourcebot::render;
+use sourcebot::slack::{self, Bot, SlackSettings, Transport};
 use sourcebot::verify::{Progress, Verifier};
 use std::io::{IsTerminal, Read, Write};
 use std::path::Path;
@@ -32,7 +33,20 @@ enum Command {
     /// Collect the sources an answer cites, check its links, and show them.
     #[command(after_help = CHECK_EXAMPLES)]
     Check(CheckArgs),
+    /// Run the Slack bot: over HTTP (Slack posts to /slack/events, /slack/commands,
+    /// /slack/interactions) or, when SLACK_APP_TOKEN is set, over Socket Mode.
+    #[command(after_help = SERVE_HELP)]
+    Serve,
 }
+
+const SERVE_HELP: &str = "\
+Settings come from the environment and from a .env file in the working directory, if
+present (see .env.example): SLACK_BOT_TOKEN (xoxb-…), SLACK_SIGNING_SECRET (HTTP mode),
+SLACK_APP_TOKEN (xapp-…, turns on Socket Mode), SOURCEBOT_LISTEN (default 0.0.0.0:3000,
+serves /healthz in both modes), SOURCEBOT_SLACK_API_URL, SOURCEBOT_WATCH_BOT_IDS, the
+SOURCEBOT_VERIFY_* settings, and SOURCEBOT_LOG_FORMAT=json for JSON logs (RUST_LOG sets
+the level, default info). A missing or malformed setting stops start-up with one line
+naming it.";
 
 const CHECK_EXAMPLES: &str = "\
 Input: Markdown, Slack mrkdwn or plain text; or JSON — {text, sources}, agent results
@@ -104,6 +118,12 @@ enum InputFormat {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if matches!(cli.command, Command::Serve) {
+        if let Err(error) = load_dotenv() {
+            eprintln!("sourcebot: {error}");
+            return ExitCode::from(2);
+        }
+    }
     let config = match Config::from_env() {
         Ok(config) => config,
         Err(error) => {
@@ -113,6 +133,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Check(args) => check(args, config),
+        Command::Serve => serve(config),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -218,6 +239,109 @@ struct ClearOnDrop(ProgressBar);
 impl Drop for ClearOnDrop {
     fn drop(&mut self) {
         self.0.finish_and_clear();
+    }
+}
+
+/// Loads `.env` from the working directory when there is one; variables already set
+/// win. A malformed file is an error naming the line.
+fn load_dotenv() -> anyhow::Result<()> {
+    match dotenvy::dotenv() {
+        Ok(_) => Ok(()),
+        Err(dotenvy::Error::Io(error)) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(dotenvy::Error::LineParse(line, column)) => {
+            anyhow::bail!(
+                ".env: cannot read line {line:?} (at character {column}); expected NAME=value"
+            )
+        }
+        Err(error) => anyhow::bail!(".env: {error}"),
+    }
+}
+
+/// Logs to stderr: readable text, or one JSON object a line with
+/// `SOURCEBOT_LOG_FORMAT=json`. `RUST_LOG` sets the level (default `info`).
+fn init_logging() -> anyhow::Result<()> {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let format = std::env::var("SOURCEBOT_LOG_FORMAT").unwrap_or_default();
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    match format.trim().to_ascii_lowercase().as_str() {
+        "" | "text" => builder.init(),
+        "json" => builder.json().init(),
+        _ => {
+            return Err(UsageError(format!(
+                "SOURCEBOT_LOG_FORMAT={format:?} is not valid: expected text or json"
+            ))
+            .into())
+        }
+    }
+    Ok(())
+}
+
+/// `sourcebot serve`: signs in to Slack, then serves HTTP or Socket Mode until
+/// stopped.
+fn serve(config: Config) -> anyhow::Result<()> {
+    init_logging()?;
+    let settings = SlackSettings::from_env().map_err(|e| UsageError(e.to_string()))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async move {
+        sourcebot::verify::install_crypto_provider();
+        let bot = Bot::start(&settings, config).await?;
+        let listener = tokio::net::TcpListener::bind(settings.listen)
+            .await
+            .with_context(|| format!("cannot listen on {}", settings.listen))?;
+        match &settings.transport {
+            Transport::Http { signing_secret } => {
+                let app = slack::http::router(bot, signing_secret, settings.max_body_bytes);
+                tracing::info!(listen = %settings.listen, "serving Slack over HTTP");
+                axum::serve(listener, app)
+                    .with_graceful_shutdown(stop_signal())
+                    .await
+                    .context("the HTTP server stopped")?;
+            }
+            Transport::Socket { app_token } => {
+                tracing::info!(listen = %settings.listen, "serving /healthz; Slack over Socket Mode");
+                let health = axum::serve(listener, slack::http::health_router());
+                tokio::spawn(async move {
+                    if let Err(error) = health.await {
+                        tracing::error!(%error, "the health server stopped");
+                    }
+                });
+                slack::socket::serve(bot, app_token)
+                    .await
+                    .context("Socket Mode failed")?;
+            }
+        }
+        tracing::info!("stopped");
+        Ok(())
+    })
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn stop_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut terminate =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(terminate) => terminate,
+                Err(_) => {
+                    let _ = interrupt.await;
+                    return;
+                }
+            };
+        tokio::select! {
+            _ = interrupt => {}
+            _ = terminate.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = interrupt.await;
     }
 }
 

@@ -24,6 +24,7 @@ pub mod resolve;
 
 use crate::model::{Report, SourceKind, Verdict, VerdictClass, VerdictCounts, Verification};
 use cache::{Probed, VerdictCache};
+use futures_util::future::BoxFuture;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use guard::{judge_url, GuardPolicy};
 use health::HostHealth;
@@ -87,6 +88,18 @@ impl Default for VerifySettings {
     }
 }
 
+/// Checks internal links (Slack permalinks, wiki pages) through their own API instead
+/// of an HTTP probe. The Slack bot provides one for permalinks.
+pub trait InternalChecker: Send + Sync + 'static {
+    /// Whether this checker can judge a source of `kind` at `url`.
+    fn handles(&self, kind: SourceKind, url: &str) -> bool;
+    /// The verdict for `url`; never fails (a failure is a verdict).
+    fn check<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Verdict>;
+}
+
+/// Internal links checked at once per answer.
+const INTERNAL_CONCURRENCY: usize = 4;
+
 /// Why a verifier could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyError {
@@ -106,9 +119,16 @@ pub struct VerifierBuilder {
     lookup: Option<Arc<dyn NameLookup>>,
     nameservers: Option<Vec<SocketAddr>>,
     canary: Option<Option<String>>,
+    internal: Option<Arc<dyn InternalChecker>>,
 }
 
 impl VerifierBuilder {
+    /// Check internal links with `checker` instead of marking them not checked.
+    pub fn internal_checker(mut self, checker: Arc<dyn InternalChecker>) -> Self {
+        self.internal = Some(checker);
+        self
+    }
+
     /// Starts from `settings`.
     pub fn settings(mut self, settings: VerifySettings) -> Self {
         self.settings = settings;
@@ -205,6 +225,7 @@ impl VerifierBuilder {
             inner: Arc::new(Inner {
                 prober,
                 policy,
+                internal: self.internal,
                 limits: Limits::new(settings.concurrency, settings.per_host),
                 cache: VerdictCache::new(
                     settings.cache_ttl_verified,
@@ -237,6 +258,7 @@ pub struct Verifier {
 struct Inner {
     prober: Prober,
     policy: Arc<GuardPolicy>,
+    internal: Option<Arc<dyn InternalChecker>>,
     limits: Limits,
     cache: VerdictCache,
     health: HostHealth,
@@ -468,6 +490,7 @@ impl Verifier {
     /// Confluence, files) are marked not checked: no checker reaches them yet.
     pub async fn verify_report(&self, report: &mut Report, progress: Option<&Progress>) {
         let mut targets: Vec<(usize, usize, String)> = Vec::new();
+        let mut internal: Vec<(usize, usize, String)> = Vec::new();
         for (group_index, group) in report.groups.iter_mut().enumerate() {
             for (source_index, source) in group.sources.iter_mut().enumerate() {
                 if source.verdict.class != VerdictClass::NotChecked {
@@ -476,6 +499,15 @@ impl Verifier {
                 match (&source.canonical_url, &source.url) {
                     (Some(canonical), _) if source.kind == SourceKind::Web => {
                         targets.push((group_index, source_index, canonical.clone()));
+                    }
+                    (Some(canonical), _)
+                        if self
+                            .inner
+                            .internal
+                            .as_ref()
+                            .is_some_and(|c| c.handles(source.kind, canonical)) =>
+                    {
+                        internal.push((group_index, source_index, canonical.clone()));
                     }
                     (Some(_), _) => {
                         source.verdict = Verdict::not_checked(format!(
@@ -495,13 +527,57 @@ impl Verifier {
             }
         }
         let urls: Vec<&str> = targets.iter().map(|(_, _, url)| url.as_str()).collect();
-        let outcome = self.check_urls(&urls, progress).await;
+        let (outcome, internal_verdicts) = tokio::join!(
+            self.check_urls(&urls, progress),
+            self.check_internal(&internal)
+        );
+        for ((group_index, source_index, _), verdict) in internal.iter().zip(internal_verdicts) {
+            report.groups[*group_index].sources[*source_index].verdict = verdict;
+        }
         for ((group_index, source_index, _), verdict) in
             targets.iter().zip(outcome.verdicts.iter().cloned())
         {
             report.groups[*group_index].sources[*source_index].verdict = verdict;
         }
         report.verification = verification(report, &outcome, targets.len());
+    }
+}
+
+impl Verifier {
+    /// Internal links through the internal checker, a few at a time, within the same
+    /// budget as the web links.
+    async fn check_internal(&self, targets: &[(usize, usize, String)]) -> Vec<Verdict> {
+        let Some(checker) = &self.inner.internal else {
+            return Vec::new();
+        };
+        let budget = self.inner.settings.timeout + BATCH_GRACE;
+        let deadline = tokio::time::Instant::now() + budget;
+        let urls: Vec<String> = targets.iter().map(|(_, _, url)| url.clone()).collect();
+        let checks = futures_util::stream::iter(urls.into_iter().map(|url| {
+            let checker = checker.clone();
+            async move { internal_verdict(checker, url, deadline, budget).await }
+        }))
+        .buffered(INTERNAL_CONCURRENCY);
+        checks.collect().await
+    }
+}
+
+/// One internal link's verdict, cut off at `deadline`.
+async fn internal_verdict(
+    checker: Arc<dyn InternalChecker>,
+    url: String,
+    deadline: tokio::time::Instant,
+    budget: Duration,
+) -> Verdict {
+    match tokio::time::timeout_at(deadline, checker.check(&url)).await {
+        Ok(verdict) => verdict,
+        Err(_) => Verdict {
+            class: VerdictClass::TimedOut,
+            status_code: None,
+            final_url: Some(url.clone()),
+            elapsed_ms: Some(u64::try_from(budget.as_millis()).unwrap_or(u64::MAX)),
+            reason: Some(format!("no answer within {}", seconds(budget))),
+        },
     }
 }
 

@@ -1,0 +1,537 @@
+//! The Slack bot. Requests arrive over HTTP ([`http`]) or Socket Mode ([`socket`]);
+//! [`inbound`] reads each into a [`Job`]; the [`Bot`] acknowledges at once and does the
+//! job in a spawned task: it finds the text to check (the thread's answer, the message a
+//! link points at, or the text given), runs the pipeline — collect, verify (Slack
+//! permalinks through the Web API), render — and posts the sources section where it
+//! belongs, through [`api`], which paces, retries and falls back. A delivery Slack
+//! retries is done once.
+
+pub mod api;
+pub mod http;
+pub mod inbound;
+pub mod settings;
+pub mod socket;
+
+use crate::collect::input::{parse_answer, FormatHint};
+use crate::config::Config;
+use crate::model::{SourceKind, Verdict, VerdictClass};
+use crate::render::{self, blocks::BlockMessage};
+use crate::verify::{InternalChecker, Verifier, VerifyError};
+use api::{CallError, Outgoing, ResponseMessage, SlackApi};
+use dashmap::DashMap;
+use futures_util::future::BoxFuture;
+use inbound::{BotIdentity, Job, Permalink, Reply, Subject, SHARE_ACTION_ID, USAGE};
+pub use settings::{SlackSettings, Transport};
+use slack_morphism::prelude::SlackHistoryMessage;
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// How long a delivery id is remembered: Slack retries for up to 5 minutes.
+pub const DEDUPE_TTL: Duration = Duration::from_secs(600);
+/// Delivery ids remembered at most; past it the oldest go first.
+pub const DEDUPE_MAX: usize = 100_000;
+/// How long a report waits for its "Share in channel" click (a `response_url` lives
+/// 30 minutes).
+pub const SHARE_TTL: Duration = Duration::from_secs(1800);
+/// Reports kept for sharing at most.
+pub const SHARE_MAX: usize = 10_000;
+
+/// Why the bot could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The Slack client could not be set up.
+    #[error(transparent)]
+    Setup(#[from] api::SetupError),
+    /// The verifier could not be set up.
+    #[error(transparent)]
+    Verify(#[from] VerifyError),
+    /// `auth.test` failed: the token is wrong or Slack cannot be reached.
+    #[error("cannot sign in to Slack (auth.test): {0}")]
+    SignIn(CallError),
+}
+
+/// The bot: its Slack client, who it is, the pipeline's settings and verifier, and the
+/// memory of deliveries already handled.
+pub struct Bot {
+    api: Arc<SlackApi>,
+    identity: BotIdentity,
+    watched: HashSet<String>,
+    config: Config,
+    verifier: Verifier,
+    seen: TtlSet,
+    shareable: DashMap<String, (Instant, ResponseMessage)>,
+    next_key: AtomicU64,
+}
+
+impl Bot {
+    /// Signs in (`auth.test`) and builds the pipeline. Slack permalinks among the
+    /// sources are checked through the Web API.
+    pub async fn start(settings: &SlackSettings, config: Config) -> Result<Arc<Bot>, StartError> {
+        let api = Arc::new(SlackApi::new(
+            &settings.api_url,
+            &settings.bot_token,
+            settings.call_timeout,
+        )?);
+        let identity = api.identity().await.map_err(StartError::SignIn)?;
+        let verifier = Verifier::builder()
+            .settings(config.verify.clone())
+            .internal_checker(Arc::new(PermalinkChecker { api: api.clone() }))
+            .build()?;
+        tracing::info!(user_id = %identity.user_id, "signed in to Slack");
+        Ok(Arc::new(Bot {
+            api,
+            identity,
+            watched: settings.watch_bot_ids.iter().cloned().collect(),
+            config,
+            verifier,
+            seen: TtlSet::new(DEDUPE_TTL, DEDUPE_MAX),
+            shareable: DashMap::new(),
+            next_key: AtomicU64::new(1),
+        }))
+    }
+
+    /// Who the bot is.
+    pub fn identity(&self) -> &BotIdentity {
+        &self.identity
+    }
+
+    /// The Web API client.
+    pub fn api(&self) -> &Arc<SlackApi> {
+        &self.api
+    }
+
+    /// True the first time `delivery_id` is seen within [`DEDUPE_TTL`]: later copies
+    /// (Slack's retries) are acknowledged and dropped.
+    pub fn first_delivery(&self, delivery_id: &str) -> bool {
+        self.seen.insert(delivery_id)
+    }
+
+    /// An Events API callback: done once per `event_id` (Slack's retries and Socket
+    /// Mode's redeliveries are dropped), in a task of its own.
+    pub fn accept_event(
+        self: &Arc<Self>,
+        callback: &slack_morphism::prelude::SlackPushEventCallback,
+    ) {
+        if !self.first_delivery(&callback.event_id.0) {
+            tracing::debug!(event_id = %callback.event_id.0, "dropped a repeated delivery");
+            return;
+        }
+        if let Some(job) = inbound::event_job(&callback.event, &self.identity, &self.watched) {
+            self.spawn(job);
+        }
+    }
+
+    /// Does `job` in a task of its own; returns at once.
+    pub fn spawn(self: &Arc<Self>, job: Job) {
+        let bot = self.clone();
+        tokio::spawn(async move { bot.run(job).await });
+    }
+
+    /// Does one job to the end: every failure is logged and, where someone asked,
+    /// told to them.
+    pub async fn run(&self, job: Job) {
+        match job {
+            Job::Usage { reply } => self.say(&reply, USAGE).await,
+            Job::Check { subject, reply } => self.check(subject, &reply).await,
+            Job::Share { key, response_url } => self.share(&key, &response_url).await,
+        }
+    }
+
+    async fn check(&self, subject: Subject, reply: &Reply) {
+        let text = match self.subject_text(&subject).await {
+            Ok(Some(text)) => text,
+            Ok(None) => {
+                let what = match subject {
+                    Subject::ThreadAnswer { .. } => "I found no answer to check in this thread (only my own messages and the mention).",
+                    _ => "I could not find that message: it may have been deleted, or I cannot see its channel.",
+                };
+                return self.say(reply, what).await;
+            }
+            Err(error) => {
+                tracing::warn!(%error, "cannot read the message to check");
+                return self
+                    .say(
+                        reply,
+                        &format!(
+                            "I could not read the message to check: {}.",
+                            slack_reason(&error)
+                        ),
+                    )
+                    .await;
+            }
+        };
+        let answer = match parse_answer(
+            text.as_bytes(),
+            FormatHint::Auto,
+            self.config.max_input_bytes,
+        ) {
+            Ok(answer) => answer,
+            Err(error) => {
+                return self
+                    .say(reply, &format!("I could not read that answer: {error}."))
+                    .await
+            }
+        };
+        let report =
+            crate::check_and_verify(&answer, &self.config.collect, &self.verifier, None).await;
+        let outgoing = Outgoing {
+            blocks: render::blocks(&report, &self.config.render),
+            mrkdwn: render::mrkdwn(&report, &self.config.render),
+        };
+        self.deliver(reply, outgoing).await;
+    }
+
+    /// The text a subject names, `None` when there is none.
+    async fn subject_text(&self, subject: &Subject) -> Result<Option<String>, CallError> {
+        match subject {
+            Subject::Text(text) => Ok(Some(text.clone())),
+            Subject::Message(link) => Ok(self.api.message(link).await?.and_then(message_text)),
+            Subject::ThreadAnswer {
+                channel,
+                thread_ts,
+                except_ts,
+            } => {
+                let messages = self.api.thread(channel, thread_ts).await?;
+                Ok(messages
+                    .into_iter()
+                    .rev()
+                    .filter(|m| m.origin.ts.0 != *except_ts && !self.is_own(m))
+                    .find_map(message_text))
+            }
+        }
+    }
+
+    fn is_own(&self, message: &SlackHistoryMessage) -> bool {
+        let by_user = message
+            .sender
+            .user
+            .as_ref()
+            .is_some_and(|u| u.0 == self.identity.user_id);
+        let by_bot = match (&message.sender.bot_id, &self.identity.bot_id) {
+            (Some(sender), Some(own)) => sender.0 == *own,
+            _ => false,
+        };
+        by_user || by_bot
+    }
+
+    /// Posts the report where it belongs; says why when it cannot.
+    async fn deliver(&self, reply: &Reply, outgoing: Outgoing) {
+        match reply {
+            Reply::Thread {
+                channel,
+                thread_ts,
+                user,
+                response_url,
+            } => match self.api.post(channel, Some(thread_ts), &outgoing).await {
+                Ok(_) => {}
+                Err(error) => {
+                    tracing::warn!(%error, channel, "cannot post the sources");
+                    let why = match error.code() {
+                        Some("not_in_channel") | Some("channel_not_found") => "I am not in this channel, so I cannot post the sources here. Invite me with `/invite @sourcebot` and ask again.".to_string(),
+                        _ => format!("I checked the sources but could not post them: {}.", slack_reason(&error)),
+                    };
+                    self.tell(channel, user.as_deref(), response_url.as_deref(), &why)
+                        .await;
+                }
+            },
+            Reply::Ephemeral { response_url } => {
+                let key = self.keep_for_sharing(&outgoing);
+                let mut blocks = outgoing.blocks.blocks.clone();
+                blocks.push(share_button(&key));
+                let message = ResponseMessage {
+                    response_type: "ephemeral",
+                    text: outgoing.blocks.text.clone(),
+                    blocks: Some(blocks),
+                    replace_original: None,
+                    unfurl_links: false,
+                    unfurl_media: false,
+                };
+                if let Err(error) = self.api.respond(response_url, &message).await {
+                    tracing::warn!(%error, "cannot answer the command");
+                    let plain = ResponseMessage {
+                        blocks: None,
+                        text: outgoing.mrkdwn.clone(),
+                        ..message
+                    };
+                    if let Err(error) = self.api.respond(response_url, &plain).await {
+                        tracing::error!(%error, "cannot answer the command, even as plain text");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Keeps a report for its "Share in channel" button; returns its key.
+    fn keep_for_sharing(&self, outgoing: &Outgoing) -> String {
+        let now = Instant::now();
+        if self.shareable.len() >= SHARE_MAX {
+            self.shareable
+                .retain(|_, (at, _)| now.duration_since(*at) < SHARE_TTL);
+            if self.shareable.len() >= SHARE_MAX {
+                self.shareable.clear();
+            }
+        }
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default();
+        let key = format!(
+            "{nanos:x}-{:x}",
+            self.next_key.fetch_add(1, Ordering::Relaxed)
+        );
+        let message = ResponseMessage {
+            response_type: "in_channel",
+            text: outgoing.blocks.text.clone(),
+            blocks: Some(outgoing.blocks.blocks.clone()),
+            replace_original: None,
+            unfurl_links: false,
+            unfurl_media: false,
+        };
+        self.shareable.insert(key.clone(), (now, message));
+        key
+    }
+
+    async fn share(&self, key: &str, response_url: &str) {
+        let Some((_, (at, message))) = self.shareable.remove(key) else {
+            let gone = ResponseMessage {
+                response_type: "ephemeral",
+                text: "That report is no longer available to share: run the command again.".into(),
+                blocks: None,
+                replace_original: None,
+                unfurl_links: false,
+                unfurl_media: false,
+            };
+            if let Err(error) = self.api.respond(response_url, &gone).await {
+                tracing::warn!(%error, "cannot answer the share button");
+            }
+            return;
+        };
+        if at.elapsed() > SHARE_TTL {
+            return Box::pin(self.share("", response_url)).await;
+        }
+        if let Err(error) = self.api.respond(response_url, &message).await {
+            tracing::warn!(%error, "cannot share the report");
+        }
+    }
+
+    /// A short message to whoever asked.
+    async fn say(&self, reply: &Reply, text: &str) {
+        match reply {
+            Reply::Thread {
+                channel,
+                thread_ts,
+                user,
+                response_url,
+            } => {
+                let outgoing = Outgoing {
+                    blocks: BlockMessage {
+                        text: text.to_string(),
+                        blocks: Vec::new(),
+                    },
+                    mrkdwn: text.to_string(),
+                };
+                if let Err(error) = self.api.post(channel, Some(thread_ts), &outgoing).await {
+                    tracing::warn!(%error, channel, "cannot reply");
+                    self.tell(channel, user.as_deref(), response_url.as_deref(), text)
+                        .await;
+                }
+            }
+            Reply::Ephemeral { response_url } => {
+                let message = ResponseMessage {
+                    response_type: "ephemeral",
+                    text: text.to_string(),
+                    blocks: None,
+                    replace_original: None,
+                    unfurl_links: false,
+                    unfurl_media: false,
+                };
+                if let Err(error) = self.api.respond(response_url, &message).await {
+                    tracing::warn!(%error, "cannot answer the command");
+                }
+            }
+        }
+    }
+
+    /// Tells one person something privately: through the interaction's response URL
+    /// when there is one, else as an ephemeral message in the channel.
+    async fn tell(
+        &self,
+        channel: &str,
+        user: Option<&str>,
+        response_url: Option<&str>,
+        text: &str,
+    ) {
+        let result = match (response_url, user) {
+            (Some(url), _) => {
+                let message = ResponseMessage {
+                    response_type: "ephemeral",
+                    text: text.to_string(),
+                    blocks: None,
+                    replace_original: None,
+                    unfurl_links: false,
+                    unfurl_media: false,
+                };
+                self.api.respond(url, &message).await
+            }
+            (None, Some(user)) => self.api.post_ephemeral(channel, user, text).await,
+            (None, None) => return,
+        };
+        if let Err(error) = result {
+            tracing::warn!(%error, channel, "cannot tell the person either");
+        }
+    }
+}
+
+/// The text of a message, if it has any.
+fn message_text(message: SlackHistoryMessage) -> Option<String> {
+    message.content.text.filter(|t| !t.trim().is_empty())
+}
+
+/// Slack's error in a few words for people.
+fn slack_reason(error: &CallError) -> String {
+    match error {
+        CallError::Slack { code, .. } => format!("Slack said `{code}`"),
+        CallError::RateLimited { .. } => "Slack is rate-limiting me; try again in a minute".into(),
+        CallError::Timeout { .. } => "Slack did not answer in time".into(),
+        CallError::Transport { .. } => "Slack could not be reached".into(),
+    }
+}
+
+/// The "Share in channel" button carrying the stored report's key.
+fn share_button(key: &str) -> serde_json::Value {
+    serde_json::json!({
+        "type": "actions",
+        "elements": [{
+            "type": "button",
+            "action_id": SHARE_ACTION_ID,
+            "text": {"type": "plain_text", "text": "Share in channel"},
+            "value": key,
+        }]
+    })
+}
+
+/// Checks Slack permalinks through the Web API: verified when the message exists,
+/// broken when Slack says it does not, restricted when the bot cannot see the channel.
+struct PermalinkChecker {
+    api: Arc<SlackApi>,
+}
+
+impl InternalChecker for PermalinkChecker {
+    fn handles(&self, kind: SourceKind, url: &str) -> bool {
+        kind == SourceKind::Slack && Permalink::parse(url).is_some()
+    }
+
+    fn check<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Verdict> {
+        Box::pin(async move {
+            let started = Instant::now();
+            let Some(link) = Permalink::parse(url) else {
+                return Verdict::not_checked("not a Slack message link");
+            };
+            let (class, reason) = match self.api.message(&link).await {
+                Ok(Some(_)) => (VerdictClass::Verified, "the message exists".to_string()),
+                Ok(None) => (
+                    VerdictClass::Broken,
+                    "Slack has no such message".to_string(),
+                ),
+                Err(error) => match error.code() {
+                    Some(
+                        "channel_not_found" | "not_in_channel" | "missing_scope" | "access_denied",
+                    ) => (
+                        VerdictClass::Restricted,
+                        format!(
+                            "the bot cannot see this channel ({})",
+                            error.code().unwrap_or_default()
+                        ),
+                    ),
+                    Some("thread_not_found" | "message_not_found") => (
+                        VerdictClass::Broken,
+                        "Slack has no such message".to_string(),
+                    ),
+                    _ => (VerdictClass::Unreachable, error.to_string()),
+                },
+            };
+            Verdict {
+                class,
+                status_code: None,
+                final_url: Some(url.to_string()),
+                elapsed_ms: Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)),
+                reason: Some(reason),
+            }
+        })
+    }
+}
+
+/// Ids seen recently, bounded: the memory behind deduplication.
+struct TtlSet {
+    seen: DashMap<String, Instant>,
+    ttl: Duration,
+    max: usize,
+}
+
+impl TtlSet {
+    fn new(ttl: Duration, max: usize) -> TtlSet {
+        TtlSet {
+            seen: DashMap::new(),
+            ttl,
+            max,
+        }
+    }
+
+    /// True when `id` was not seen within the TTL (and remembers it now).
+    fn insert(&self, id: &str) -> bool {
+        let now = Instant::now();
+        if self.seen.len() >= self.max {
+            self.seen.retain(|_, at| now.duration_since(*at) < self.ttl);
+            if self.seen.len() >= self.max {
+                // Every entry is recent: drop the older half rather than grow.
+                let mut ages: Vec<Instant> = self.seen.iter().map(|e| *e.value()).collect();
+                ages.sort_unstable();
+                let cutoff = ages[ages.len() / 2];
+                self.seen.retain(|_, at| *at > cutoff);
+            }
+        }
+        match self.seen.entry(id.to_string()) {
+            dashmap::mapref::entry::Entry::Occupied(mut seen) => {
+                if now.duration_since(*seen.get()) < self.ttl {
+                    false
+                } else {
+                    seen.insert(now);
+                    true
+                }
+            }
+            dashmap::mapref::entry::Entry::Vacant(slot) => {
+                slot.insert(now);
+                true
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_delivery_is_done_once_within_the_ttl() {
+        let seen = TtlSet::new(Duration::from_secs(600), 10);
+        assert!(seen.insert("Ev1"));
+        assert!(!seen.insert("Ev1"));
+        assert!(seen.insert("Ev2"));
+        let short = TtlSet::new(Duration::from_millis(10), 10);
+        assert!(short.insert("Ev1"));
+        std::thread::sleep(Duration::from_millis(20));
+        assert!(short.insert("Ev1"), "remembered past its TTL");
+    }
+
+    #[test]
+    fn the_delivery_memory_stays_bounded() {
+        let seen = TtlSet::new(Duration::from_secs(600), 100);
+        for i in 0..10_000 {
+            assert!(seen.insert(&format!("Ev{i}")));
+            assert!(seen.seen.len() <= 100);
+        }
+        assert!(!seen.insert("Ev9999"), "the newest was forgotten");
+    }
+}

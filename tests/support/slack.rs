@@ -1,0 +1,1535 @@
+//! A fake Slack for hermetic tests of the bot: the Web API methods the bot calls
+//! (`auth.test`, `chat.postMessage`, `chat.postEphemeral`, `chat.update`,
+//! `conversations.history`, `conversations.replies`, `apps.connections.open`), the
+//! `response_url` hooks of slash commands and interactions, and the Socket Mode
+//! WebSocket. It is an axum server on `127.0.0.1:0` that answers in the shapes Slack
+//! documents, so slack-morphism's client parses them, records every call (query string,
+//! form and JSON body merged into one object), keeps per-channel message history, lets
+//! a test make the next calls to a method fail (rate limit, HTTP 500, a Slack error
+//! code, or a hang), and lets a test push Socket Mode envelopes and read the acks.
+//! Dropping the [`FakeSlack`] stops it: the listener closes and every open connection,
+//! hung request and WebSocket is cut.
+
+use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::extract::ws::{Message as WsMessage, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, get};
+use axum::Router;
+use serde_json::{json, Map, Value};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{mpsc, watch, Notify};
+use tokio::task::JoinHandle;
+
+/// The workspace id the fake reports (`auth.test`, envelopes).
+pub const TEAM_ID: &str = "T0001";
+/// The workspace name `auth.test` reports.
+pub const TEAM_NAME: &str = "Fake Slack";
+/// The bot's user id: `auth.test` reports it and messages the bot posts carry it.
+pub const BOT_USER_ID: &str = "UBOT";
+/// The bot's bot id: `auth.test` reports it and messages the bot posts carry it.
+pub const BOT_ID: &str = "BBOT";
+/// The bot's user name `auth.test` reports.
+pub const BOT_NAME: &str = "sourcebot";
+/// The app id in the Socket Mode `hello` and in envelopes.
+pub const APP_ID: &str = "A0001";
+/// Posts Slack accepts on one `response_url`; later ones get HTTP 404 `used_url`.
+pub const RESPONSE_URL_MAX_POSTS: usize = 5;
+/// The first generated message ts is this many microseconds past the epoch plus 100.
+const FIRST_TS_MICROS: u64 = 1_700_000_000_000_000;
+/// How long [`FakeSlack::socket_send`] waits for a Socket Mode connection.
+const SOCKET_WAIT: Duration = Duration::from_secs(10);
+
+/// One request the fake received.
+#[derive(Clone, Debug)]
+pub struct Call {
+    /// The Web API method (`"chat.postMessage"`), or `"response_url"` for a post to a
+    /// [`FakeSlack::response_url`].
+    pub method: String,
+    /// The query string, form fields and JSON body merged into one object. Form and query
+    /// values that hold a JSON array or object (`blocks`, `attachments`) are decoded;
+    /// other form values stay strings. For `response_url` calls it also has `"id"`.
+    pub params: Value,
+    /// The token from `Authorization: Bearer …`, else from a `token` parameter.
+    pub token: Option<String>,
+    /// When the request arrived.
+    pub at: Instant,
+    /// The HTTP verb, e.g. `"POST"`.
+    pub http_method: String,
+    /// The request's `Content-Type`, if any.
+    pub content_type: Option<String>,
+}
+
+impl Call {
+    /// The parameter `key`, if sent.
+    pub fn param(&self, key: &str) -> Option<&Value> {
+        self.params.get(key)
+    }
+
+    /// The parameter `key` if it is a string.
+    pub fn str(&self, key: &str) -> Option<&str> {
+        self.params.get(key).and_then(Value::as_str)
+    }
+}
+
+/// How the next calls to a method fail (see [`FakeSlack::fail_next`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// HTTP 429 with `Retry-After: retry_after_secs` and `{"ok":false,"error":"ratelimited"}`.
+    RateLimited {
+        /// The `Retry-After` value in seconds.
+        retry_after_secs: u64,
+    },
+    /// HTTP 500 with a plain-text body.
+    ServerError,
+    /// HTTP 200 `{"ok":false,"error":CODE}` (with `errors` and `response_metadata` for
+    /// `invalid_blocks`, as Slack sends). On a `response_url` it is a plain-text body
+    /// `CODE` with the status Slack's hooks use (404, 403, 410 or 400).
+    SlackError(String),
+    /// No answer: the request is held until the fake is dropped, then the connection is
+    /// cut.
+    Hang,
+}
+
+/// A message in a channel's history.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Message {
+    /// Its timestamp, which is its id within the channel, e.g. `"1700000000.000100"`.
+    pub ts: String,
+    /// The thread parent's ts for a reply (a parent may carry its own ts here too).
+    pub thread_ts: Option<String>,
+    /// The author's user id.
+    pub user: Option<String>,
+    /// The author's bot id for a bot's message.
+    pub bot_id: Option<String>,
+    /// The text (mrkdwn).
+    pub text: String,
+}
+
+impl Message {
+    /// A message by `user`, not in a thread.
+    pub fn from_user(ts: &str, user: &str, text: &str) -> Message {
+        Message {
+            ts: ts.to_string(),
+            user: Some(user.to_string()),
+            text: text.to_string(),
+            ..Message::default()
+        }
+    }
+
+    /// A message by a bot (`bot_id`, no user), not in a thread.
+    pub fn from_bot(ts: &str, bot_id: &str, text: &str) -> Message {
+        Message {
+            ts: ts.to_string(),
+            bot_id: Some(bot_id.to_string()),
+            text: text.to_string(),
+            ..Message::default()
+        }
+    }
+
+    /// The same message as a reply in the thread whose parent has ts `thread_ts`.
+    pub fn in_thread(mut self, thread_ts: &str) -> Message {
+        self.thread_ts = Some(thread_ts.to_string());
+        self
+    }
+
+    /// Whether this is a reply (in a thread and not its parent).
+    fn is_reply(&self) -> bool {
+        self.thread_ts.as_deref().is_some_and(|t| t != self.ts)
+    }
+}
+
+/// How the bot stands with a channel (see [`FakeSlack::set_channel`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Access {
+    /// The bot is a member: everything works.
+    #[default]
+    Member,
+    /// A public channel the bot is not in: `chat.postMessage` and `chat.postEphemeral`
+    /// fail with `not_in_channel`; reads still work.
+    NotMember,
+    /// A channel the bot cannot see: every call naming it fails with `channel_not_found`.
+    Hidden,
+}
+
+/// A message as stored, with what [`Message`] does not carry.
+#[derive(Clone, Debug)]
+struct Stored {
+    msg: Message,
+    blocks: Option<Value>,
+    broadcast: bool,
+    edited: bool,
+}
+
+/// Something to do with one Socket Mode connection.
+enum SocketCmd {
+    Send(String),
+    Close,
+}
+
+/// Everything the fake remembers; behind one lock.
+struct Inner {
+    calls: Vec<Call>,
+    failures: HashMap<String, VecDeque<Failure>>,
+    access: HashMap<String, Access>,
+    channels: HashMap<String, Vec<Stored>>,
+    last_ts: u64,
+    response_posts: HashMap<String, usize>,
+    sockets: Vec<(u64, mpsc::UnboundedSender<SocketCmd>)>,
+    socket_ids: u64,
+    socket_urls: u64,
+    socket_frames: Vec<Value>,
+}
+
+/// State shared by the handlers and the [`FakeSlack`] handle.
+struct Shared {
+    inner: Mutex<Inner>,
+    changed: Notify,
+    stop: watch::Receiver<()>,
+    base: String,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Waits until `check` returns something or `timeout` passes.
+    async fn wait_until<T>(
+        &self,
+        timeout: Duration,
+        check: impl Fn(&Inner) -> Option<T>,
+    ) -> Option<T> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let notified = self.changed.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let found = {
+                let inner = self.lock();
+                check(&inner)
+            };
+            if found.is_some() {
+                return found;
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                let inner = self.lock();
+                return check(&inner);
+            }
+        }
+    }
+
+    /// Resolves when the fake is dropped.
+    async fn stopped(&self) {
+        let mut stop = self.stop.clone();
+        while stop.changed().await.is_ok() {}
+    }
+}
+
+/// The fake Slack server. See the module documentation.
+pub struct FakeSlack {
+    shared: Arc<Shared>,
+    addr: SocketAddr,
+    server: JoinHandle<()>,
+    _stop: watch::Sender<()>,
+}
+
+impl Drop for FakeSlack {
+    fn drop(&mut self) {
+        self.server.abort();
+        // `_stop` is dropped right after this, which cuts every open connection.
+    }
+}
+
+impl FakeSlack {
+    /// Starts the fake on `127.0.0.1` at a free port.
+    pub async fn start() -> FakeSlack {
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("fake Slack: bind 127.0.0.1:0");
+        let addr = listener.local_addr().expect("fake Slack: local address");
+        let (stop_tx, stop_rx) = watch::channel(());
+        let shared = Arc::new(Shared {
+            inner: Mutex::new(Inner {
+                calls: Vec::new(),
+                failures: HashMap::new(),
+                access: HashMap::new(),
+                channels: HashMap::new(),
+                last_ts: FIRST_TS_MICROS,
+                response_posts: HashMap::new(),
+                sockets: Vec::new(),
+                socket_ids: 0,
+                socket_urls: 0,
+                socket_frames: Vec::new(),
+            }),
+            changed: Notify::new(),
+            stop: stop_rx.clone(),
+            base: format!("http://{addr}"),
+        });
+        let app = Router::new()
+            .route("/api/{method}", any(api_handler))
+            .route("/response/{id}", any(response_url_handler))
+            .route("/socket", get(socket_handler))
+            .with_state(shared.clone());
+        let listener = StopListener {
+            inner: listener,
+            stop: stop_rx,
+        };
+        let server = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        FakeSlack {
+            shared,
+            addr,
+            server,
+            _stop: stop_tx,
+        }
+    }
+
+    /// The address the fake listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// What to pass to `SlackClientHyperConnector::with_slack_api_url`:
+    /// `http://127.0.0.1:PORT/api`, without a trailing slash (slack-morphism appends
+    /// `/{method}`).
+    pub fn api_url(&self) -> String {
+        format!("{}/api", self.shared.base)
+    }
+
+    /// A `response_url` as Slack gives a slash command or interaction. Posts to it are
+    /// recorded as calls of method `"response_url"` whose params have `"id": id`. `id`
+    /// should be URL-path-safe (letters, digits, `-`, `_`).
+    pub fn response_url(&self, id: &str) -> String {
+        format!("{}/response/{id}", self.shared.base)
+    }
+
+    /// Every call so far, in the order they arrived.
+    pub fn calls(&self) -> Vec<Call> {
+        self.shared.lock().calls.clone()
+    }
+
+    /// The calls to `method` so far, in order.
+    pub fn calls_to(&self, method: &str) -> Vec<Call> {
+        calls_to(&self.shared.lock(), method)
+    }
+
+    /// Waits until at least `n` calls to `method` were recorded or `timeout` passes, and
+    /// returns the calls to `method` then (fewer than `n` on timeout).
+    pub async fn wait_for(&self, method: &str, n: usize, timeout: Duration) -> Vec<Call> {
+        self.shared
+            .wait_until(timeout, |inner| {
+                let calls = calls_to(inner, method);
+                (calls.len() >= n).then_some(calls)
+            })
+            .await
+            .unwrap_or_else(|| self.calls_to(method))
+    }
+
+    /// The next `times` calls to `method` (`"response_url"` for response URLs) fail this
+    /// way; then normal behaviour resumes. Failures queue up in the order given. The
+    /// calls are still recorded.
+    pub fn fail_next(&self, method: &str, failure: Failure, times: usize) {
+        let mut inner = self.shared.lock();
+        let queue = inner.failures.entry(method.to_string()).or_default();
+        queue.extend(std::iter::repeat_n(failure, times));
+    }
+
+    /// Seeds `message` into `channel`'s history (a reply when `thread_ts` is set and
+    /// differs from `ts`); a message with the same ts is replaced.
+    pub fn add_message(&self, channel: &str, message: Message) {
+        let mut inner = self.shared.lock();
+        if let Some(micros) = ts_micros(&message.ts) {
+            inner.last_ts = inner.last_ts.max(micros);
+        }
+        inner.store(
+            channel,
+            Stored {
+                msg: message,
+                blocks: None,
+                broadcast: false,
+                edited: false,
+            },
+        );
+    }
+
+    /// The messages of `channel` (replies included), oldest first.
+    pub fn messages(&self, channel: &str) -> Vec<Message> {
+        let inner = self.shared.lock();
+        inner
+            .channels
+            .get(channel)
+            .map(|list| list.iter().map(|s| s.msg.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    /// Sets how the bot stands with `channel` (default [`Access::Member`]).
+    pub fn set_channel(&self, channel: &str, access: Access) {
+        self.shared
+            .lock()
+            .access
+            .insert(channel.to_string(), access);
+    }
+
+    /// Sends `envelope` (a Socket Mode frame such as [`events_api_envelope`]) to the most
+    /// recently opened Socket Mode connection, waiting up to 10 s for one.
+    ///
+    /// # Panics
+    /// If no connection is open within that time.
+    pub async fn socket_send(&self, envelope: Value) {
+        let text = envelope.to_string();
+        loop {
+            let sender = self
+                .shared
+                .wait_until(SOCKET_WAIT, |inner| {
+                    inner.sockets.last().map(|(id, tx)| (*id, tx.clone()))
+                })
+                .await;
+            let Some((id, tx)) = sender else {
+                panic!("fake Slack: no Socket Mode connection within {SOCKET_WAIT:?}");
+            };
+            if tx.send(SocketCmd::Send(text.clone())).is_ok() {
+                return;
+            }
+            self.shared.lock().sockets.retain(|(other, _)| *other != id);
+        }
+    }
+
+    /// Closes every open Socket Mode connection (a WebSocket close frame), as Slack does
+    /// when it drops a connection. A client is expected to reconnect through
+    /// `apps.connections.open`.
+    pub fn socket_close_all(&self) {
+        let inner = self.shared.lock();
+        for (_, tx) in &inner.sockets {
+            let _ = tx.send(SocketCmd::Close);
+        }
+    }
+
+    /// Waits until the client acked `envelope_id` or `timeout` passes; returns the ack
+    /// frame (`{"envelope_id": …, "payload": …}`).
+    pub async fn wait_for_ack(&self, envelope_id: &str, timeout: Duration) -> Option<Value> {
+        self.shared
+            .wait_until(timeout, |inner| {
+                inner
+                    .socket_frames
+                    .iter()
+                    .find(|frame| {
+                        frame.get("envelope_id").and_then(Value::as_str) == Some(envelope_id)
+                    })
+                    .cloned()
+            })
+            .await
+    }
+
+    /// Every frame the clients sent over Socket Mode, in order (non-JSON text as a string).
+    pub fn socket_frames(&self) -> Vec<Value> {
+        self.shared.lock().socket_frames.clone()
+    }
+
+    /// How many Socket Mode connections are open now.
+    pub fn socket_connections(&self) -> usize {
+        self.shared.lock().sockets.len()
+    }
+
+    /// Waits until at least `n` Socket Mode connections are open or `timeout` passes;
+    /// returns whether they are.
+    pub async fn wait_for_socket_connections(&self, n: usize, timeout: Duration) -> bool {
+        self.shared
+            .wait_until(timeout, |inner| (inner.sockets.len() >= n).then_some(()))
+            .await
+            .is_some()
+    }
+}
+
+fn calls_to(inner: &Inner, method: &str) -> Vec<Call> {
+    inner
+        .calls
+        .iter()
+        .filter(|call| call.method == method)
+        .cloned()
+        .collect()
+}
+
+/// An `events_api` Socket Mode envelope around `event` (e.g. [`app_mention_event`]), with
+/// the outer `event_callback` payload Slack wraps events in. `retry_attempt` is 0; set
+/// `retry_attempt` and `retry_reason` on the result to model a retry.
+pub fn events_api_envelope(envelope_id: &str, event_id: &str, event: Value) -> Value {
+    json!({
+        "envelope_id": envelope_id,
+        "type": "events_api",
+        "accepts_response_payload": false,
+        "retry_attempt": 0,
+        "retry_reason": "",
+        "payload": {
+            "token": "XXYYZZ",
+            "team_id": TEAM_ID,
+            "api_app_id": APP_ID,
+            "event": event,
+            "type": "event_callback",
+            "event_id": event_id,
+            "event_time": 1_700_000_000,
+            "authorizations": [{
+                "enterprise_id": null,
+                "team_id": TEAM_ID,
+                "user_id": BOT_USER_ID,
+                "is_bot": true,
+                "is_enterprise_install": false
+            }],
+            "is_ext_shared_channel": false
+        }
+    })
+}
+
+/// An `app_mention` event by `user` in `channel` at `ts`, in the thread `thread_ts` if
+/// given.
+pub fn app_mention_event(
+    channel: &str,
+    user: &str,
+    text: &str,
+    ts: &str,
+    thread_ts: Option<&str>,
+) -> Value {
+    let mut event = json!({
+        "type": "app_mention",
+        "user": user,
+        "text": text,
+        "ts": ts,
+        "channel": channel,
+        "event_ts": ts,
+        "team": TEAM_ID
+    });
+    if let Some(thread_ts) = thread_ts {
+        event["thread_ts"] = json!(thread_ts);
+    }
+    event
+}
+
+/// A `slash_commands` Socket Mode envelope: `command` (e.g. `"/sources"`) with `text`,
+/// run by `user` in `channel`, answering to `response_url`.
+pub fn slash_command_envelope(
+    envelope_id: &str,
+    command: &str,
+    text: &str,
+    channel: &str,
+    user: &str,
+    response_url: &str,
+) -> Value {
+    json!({
+        "envelope_id": envelope_id,
+        "type": "slash_commands",
+        "accepts_response_payload": true,
+        "payload": {
+            "token": "XXYYZZ",
+            "team_id": TEAM_ID,
+            "team_domain": "fakeslack",
+            "channel_id": channel,
+            "channel_name": "general",
+            "user_id": user,
+            "user_name": "someone",
+            "command": command,
+            "text": text,
+            "api_app_id": APP_ID,
+            "is_enterprise_install": "false",
+            "response_url": response_url,
+            "trigger_id": "1700000000.1.fake"
+        }
+    })
+}
+
+/// An `interactive` Socket Mode envelope around an interaction `payload` (e.g.
+/// [`message_shortcut_payload`]).
+pub fn interactive_envelope(envelope_id: &str, payload: Value) -> Value {
+    json!({
+        "envelope_id": envelope_id,
+        "type": "interactive",
+        "accepts_response_payload": false,
+        "payload": payload
+    })
+}
+
+/// The payload of a message shortcut (`message_action`) with `callback_id`, run by `user`
+/// on `message` in `channel`, answering to `response_url`.
+pub fn message_shortcut_payload(
+    callback_id: &str,
+    channel: &str,
+    user: &str,
+    message: &Message,
+    response_url: &str,
+) -> Value {
+    json!({
+        "type": "message_action",
+        "token": "XXYYZZ",
+        "action_ts": "1700000000.000001",
+        "team": { "id": TEAM_ID, "domain": "fakeslack" },
+        "user": { "id": user, "username": "someone", "team_id": TEAM_ID, "name": "someone" },
+        "channel": { "id": channel, "name": "general" },
+        "is_enterprise_install": false,
+        "callback_id": callback_id,
+        "trigger_id": "1700000000.2.fake",
+        "response_url": response_url,
+        "message_ts": message.ts,
+        "message": message_value(message, None, false, &[]),
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Store
+
+impl Inner {
+    fn access(&self, channel: &str) -> Access {
+        self.access.get(channel).copied().unwrap_or_default()
+    }
+
+    fn next_ts(&mut self) -> String {
+        self.last_ts += 100;
+        format_ts(self.last_ts)
+    }
+
+    fn store(&mut self, channel: &str, stored: Stored) {
+        let list = self.channels.entry(channel.to_string()).or_default();
+        list.retain(|s| s.msg.ts != stored.msg.ts);
+        list.push(stored);
+        list.sort_by(|a, b| ts_order(&a.msg.ts, &b.msg.ts));
+    }
+
+    fn find(&self, channel: &str, ts: &str) -> Option<&Stored> {
+        self.channels.get(channel)?.iter().find(|s| s.msg.ts == ts)
+    }
+
+    /// The replies to the parent `ts` in `channel`, oldest first.
+    fn replies(&self, channel: &str, ts: &str) -> Vec<&Stored> {
+        self.channels
+            .get(channel)
+            .map(|list| {
+                list.iter()
+                    .filter(|s| s.msg.is_reply() && s.msg.thread_ts.as_deref() == Some(ts))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// A message as Slack returns it, with thread details for a parent.
+    fn message_json(&self, channel: &str, stored: &Stored) -> Value {
+        let replies = if stored.msg.is_reply() {
+            Vec::new()
+        } else {
+            self.replies(channel, &stored.msg.ts)
+        };
+        let parent_user = stored
+            .msg
+            .thread_ts
+            .as_deref()
+            .filter(|_| stored.msg.is_reply())
+            .and_then(|t| self.find(channel, t))
+            .and_then(|p| p.msg.user.clone());
+        let mut value = message_value(&stored.msg, stored.blocks.as_ref(), stored.edited, &replies);
+        if let Some(parent_user) = parent_user {
+            value["parent_user_id"] = json!(parent_user);
+        }
+        if stored.broadcast {
+            value["subtype"] = json!("thread_broadcast");
+        }
+        value
+    }
+}
+
+fn message_value(
+    msg: &Message,
+    blocks: Option<&Value>,
+    edited: bool,
+    replies: &[&Stored],
+) -> Value {
+    let mut value = json!({
+        "type": "message",
+        "ts": msg.ts,
+        "text": msg.text,
+        "team": TEAM_ID,
+    });
+    if let Some(user) = &msg.user {
+        value["user"] = json!(user);
+    }
+    if let Some(bot_id) = &msg.bot_id {
+        value["bot_id"] = json!(bot_id);
+        if bot_id == BOT_ID {
+            value["app_id"] = json!(APP_ID);
+        }
+    }
+    if let Some(blocks) = blocks {
+        value["blocks"] = blocks.clone();
+    }
+    if edited {
+        value["edited"] = json!({ "user": msg.user.clone().unwrap_or_else(|| BOT_USER_ID.to_string()), "ts": msg.ts });
+    }
+    if let Some(thread_ts) = &msg.thread_ts {
+        value["thread_ts"] = json!(thread_ts);
+    }
+    if !replies.is_empty() {
+        let mut users: Vec<String> = Vec::new();
+        for reply in replies {
+            if let Some(user) = &reply.msg.user {
+                if !users.contains(user) {
+                    users.push(user.clone());
+                }
+            }
+        }
+        value["thread_ts"] = json!(msg.ts);
+        value["reply_count"] = json!(replies.len());
+        value["reply_users_count"] = json!(users.len());
+        value["reply_users"] = json!(users);
+        value["latest_reply"] = json!(replies.last().map(|r| r.msg.ts.clone()));
+        value["is_locked"] = json!(false);
+        value["subscribed"] = json!(false);
+    }
+    value
+}
+
+/// `"1700000000.000100"` as microseconds, if it has that shape.
+fn ts_micros(ts: &str) -> Option<u64> {
+    let (secs, frac) = ts.split_once('.').unwrap_or((ts, ""));
+    if frac.len() > 6 || !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let secs: u64 = secs.parse().ok()?;
+    let mut micros: u64 = if frac.is_empty() {
+        0
+    } else {
+        frac.parse().ok()?
+    };
+    for _ in frac.len()..6 {
+        micros *= 10;
+    }
+    secs.checked_mul(1_000_000)?.checked_add(micros)
+}
+
+fn format_ts(micros: u64) -> String {
+    format!("{}.{:06}", micros / 1_000_000, micros % 1_000_000)
+}
+
+fn ts_order(a: &str, b: &str) -> std::cmp::Ordering {
+    match (ts_micros(a), ts_micros(b)) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        _ => a.cmp(b),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Requests
+
+async fn api_handler(
+    State(shared): State<Arc<Shared>>,
+    Path(method): Path<String>,
+    http_method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let call = new_call(method, &http_method, &uri, &headers, &body, Map::new());
+    let failure = record(&shared, &call);
+    match failure {
+        Some(Failure::Hang) => hang(&shared).await,
+        Some(failure) => api_failure(&failure),
+        None => {
+            let body = {
+                let mut inner = shared.lock();
+                dispatch(&mut inner, &shared.base, &call)
+            };
+            shared.changed.notify_waiters();
+            json_response(StatusCode::OK, body)
+        }
+    }
+}
+
+async fn response_url_handler(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+    http_method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let mut extra = Map::new();
+    extra.insert("id".to_string(), json!(id));
+    let call = new_call(
+        "response_url".to_string(),
+        &http_method,
+        &uri,
+        &headers,
+        &body,
+        extra,
+    );
+    let failure = record(&shared, &call);
+    match failure {
+        Some(Failure::Hang) => hang(&shared).await,
+        Some(Failure::SlackError(code)) => webhook_error(&code),
+        Some(failure) => api_failure(&failure),
+        None => {
+            let params = &call.params;
+            let deleting = p_bool(params, "delete_original");
+            if !deleting
+                && p_str(params, "text").is_none_or(str::is_empty)
+                && params.get("blocks").is_none()
+                && params.get("attachments").is_none()
+            {
+                return webhook_error("no_text");
+            }
+            if let Some(blocks) = params.get("blocks") {
+                if check_blocks(blocks).is_some() {
+                    return webhook_error("invalid_blocks");
+                }
+            }
+            let mut inner = shared.lock();
+            let used = inner.response_posts.entry(id).or_default();
+            if *used >= RESPONSE_URL_MAX_POSTS {
+                return webhook_error("used_url");
+            }
+            *used += 1;
+            (StatusCode::OK, "ok").into_response()
+        }
+    }
+}
+
+async fn socket_handler(State(shared): State<Arc<Shared>>, upgrade: WebSocketUpgrade) -> Response {
+    upgrade.on_upgrade(move |socket| run_socket(shared, socket))
+}
+
+/// Serves one Socket Mode connection: `hello`, then frames both ways until either side
+/// closes or the fake stops.
+async fn run_socket(shared: Arc<Shared>, mut socket: WebSocket) {
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let (id, count) = {
+        let mut inner = shared.lock();
+        inner.socket_ids += 1;
+        let id = inner.socket_ids;
+        inner.sockets.push((id, tx));
+        (id, inner.sockets.len())
+    };
+    shared.changed.notify_waiters();
+    let hello = json!({
+        "type": "hello",
+        "num_connections": count,
+        "debug_info": {
+            "host": "applink-fakeslack",
+            "build_number": 1,
+            "approximate_connection_time": 18060
+        },
+        "connection_info": { "app_id": APP_ID }
+    });
+    if socket
+        .send(WsMessage::Text(hello.to_string().into()))
+        .await
+        .is_ok()
+    {
+        let stopped = shared.stopped();
+        tokio::pin!(stopped);
+        loop {
+            tokio::select! {
+                cmd = rx.recv() => match cmd {
+                    Some(SocketCmd::Send(text)) => {
+                        if socket.send(WsMessage::Text(text.into())).await.is_err() {
+                            break;
+                        }
+                    }
+                    Some(SocketCmd::Close) | None => {
+                        let _ = socket.send(WsMessage::Close(None)).await;
+                        break;
+                    }
+                },
+                frame = socket.recv() => match frame {
+                    Some(Ok(WsMessage::Text(text))) => {
+                        let value = serde_json::from_str(text.as_str())
+                            .unwrap_or_else(|_| Value::String(text.to_string()));
+                        shared.lock().socket_frames.push(value);
+                        shared.changed.notify_waiters();
+                    }
+                    Some(Ok(WsMessage::Close(_))) | Some(Err(_)) | None => break,
+                    Some(Ok(_)) => {}
+                },
+                _ = &mut stopped => break,
+            }
+        }
+    }
+    shared.lock().sockets.retain(|(other, _)| *other != id);
+    shared.changed.notify_waiters();
+}
+
+fn new_call(
+    method: String,
+    http_method: &Method,
+    uri: &Uri,
+    headers: &HeaderMap,
+    body: &[u8],
+    extra: Map<String, Value>,
+) -> Call {
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let mut params = Map::new();
+    if let Some(query) = uri.query() {
+        for (key, value) in parse_form(query.as_bytes()) {
+            params.insert(key, decode_form_value(value));
+        }
+    }
+    let kind = content_type
+        .as_deref()
+        .and_then(|ct| ct.split(';').next())
+        .map(|ct| ct.trim().to_ascii_lowercase())
+        .unwrap_or_default();
+    if !body.is_empty() {
+        match kind.as_str() {
+            "application/json" => match serde_json::from_slice::<Value>(body) {
+                Ok(Value::Object(object)) => params.extend(object),
+                _ => {
+                    params.insert("_body".to_string(), json!(String::from_utf8_lossy(body)));
+                }
+            },
+            "application/x-www-form-urlencoded" | "" => {
+                for (key, value) in parse_form(body) {
+                    params.insert(key, decode_form_value(value));
+                }
+            }
+            _ => {
+                params.insert("_body".to_string(), json!(String::from_utf8_lossy(body)));
+            }
+        }
+    }
+    params.extend(extra);
+    let token = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(|t| t.trim().to_string())
+        .or_else(|| {
+            params
+                .get("token")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        });
+    Call {
+        method,
+        params: Value::Object(params),
+        token,
+        at: Instant::now(),
+        http_method: http_method.as_str().to_string(),
+        content_type,
+    }
+}
+
+/// Records `call` and takes the failure queued for its method, if any.
+fn record(shared: &Shared, call: &Call) -> Option<Failure> {
+    let failure = {
+        let mut inner = shared.lock();
+        inner.calls.push(call.clone());
+        inner
+            .failures
+            .get_mut(&call.method)
+            .and_then(VecDeque::pop_front)
+    };
+    shared.changed.notify_waiters();
+    failure
+}
+
+/// Holds a request until the fake is dropped; the answer then goes nowhere because the
+/// connection is cut.
+async fn hang(shared: &Shared) -> Response {
+    shared.stopped().await;
+    StatusCode::SERVICE_UNAVAILABLE.into_response()
+}
+
+fn api_failure(failure: &Failure) -> Response {
+    match failure {
+        Failure::RateLimited { retry_after_secs } => (
+            StatusCode::TOO_MANY_REQUESTS,
+            [
+                (
+                    header::CONTENT_TYPE,
+                    "application/json; charset=utf-8".to_string(),
+                ),
+                (header::RETRY_AFTER, retry_after_secs.to_string()),
+            ],
+            json!({ "ok": false, "error": "ratelimited" }).to_string(),
+        )
+            .into_response(),
+        Failure::ServerError => {
+            (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response()
+        }
+        Failure::SlackError(code) => json_response(StatusCode::OK, slack_error(code)),
+        Failure::Hang => StatusCode::SERVICE_UNAVAILABLE.into_response(),
+    }
+}
+
+/// A failed post to a hook, as Slack's hooks answer: a status and the code as text.
+fn webhook_error(code: &str) -> Response {
+    let status = match code {
+        "no_active_hooks" | "expired_url" | "used_url" | "channel_not_found" | "user_not_found" => {
+            StatusCode::NOT_FOUND
+        }
+        "action_prohibited" | "posting_to_general_channel_denied" => StatusCode::FORBIDDEN,
+        "channel_is_archived" => StatusCode::GONE,
+        _ => StatusCode::BAD_REQUEST,
+    };
+    (status, code.to_string()).into_response()
+}
+
+fn json_response(status: StatusCode, body: Value) -> Response {
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json; charset=utf-8")],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+fn slack_error(code: &str) -> Value {
+    if code == "invalid_blocks" {
+        return invalid_blocks("invalid additional property: fake [json-pointer:/blocks/0]");
+    }
+    json!({ "ok": false, "error": code })
+}
+
+fn invalid_blocks(detail: &str) -> Value {
+    json!({
+        "ok": false,
+        "error": "invalid_blocks",
+        "errors": [detail],
+        "response_metadata": { "messages": [format!("[ERROR] {detail}")] }
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Methods
+
+const KNOWN_METHODS: &[&str] = &[
+    "auth.test",
+    "chat.postMessage",
+    "chat.postEphemeral",
+    "chat.update",
+    "conversations.history",
+    "conversations.replies",
+    "apps.connections.open",
+];
+
+/// The JSON answer to a Web API call that did not fail on purpose.
+fn dispatch(inner: &mut Inner, base: &str, call: &Call) -> Value {
+    let method = call.method.as_str();
+    if !KNOWN_METHODS.contains(&method) {
+        return json!({ "ok": false, "error": "unknown_method", "req_method": method });
+    }
+    let Some(token) = call.token.as_deref().filter(|t| !t.is_empty()) else {
+        return slack_error("not_authed");
+    };
+    // App-level tokens only open Socket Mode connections; bot tokens cannot.
+    if (method == "apps.connections.open") != token.starts_with("xapp-") {
+        return slack_error("not_allowed_token_type");
+    }
+    let params = &call.params;
+    if let Some(channel) = p_str(params, "channel") {
+        if inner.access(channel) == Access::Hidden {
+            return slack_error("channel_not_found");
+        }
+    }
+    match method {
+        "auth.test" => json!({
+            "ok": true,
+            "url": "https://fakeslack.slack.com/",
+            "team": TEAM_NAME,
+            "user": BOT_NAME,
+            "team_id": TEAM_ID,
+            "user_id": BOT_USER_ID,
+            "bot_id": BOT_ID,
+            "is_enterprise_install": false
+        }),
+        "chat.postMessage" => post_message(inner, params),
+        "chat.postEphemeral" => post_ephemeral(inner, params),
+        "chat.update" => update_message(inner, params),
+        "conversations.history" => history(inner, params),
+        "conversations.replies" => replies(inner, params),
+        "apps.connections.open" => {
+            inner.socket_urls += 1;
+            let ws_base = base.replacen("http://", "ws://", 1);
+            json!({ "ok": true, "url": format!("{ws_base}/socket?n={}", inner.socket_urls) })
+        }
+        _ => json!({ "ok": false, "error": "unknown_method", "req_method": method }),
+    }
+}
+
+/// The content checks `chat.postMessage` and `chat.update` share.
+fn check_content(params: &Value) -> Option<Value> {
+    if p_str(params, "text").is_none_or(str::is_empty)
+        && params.get("blocks").is_none()
+        && params.get("attachments").is_none()
+    {
+        return Some(slack_error("no_text"));
+    }
+    if let Some(blocks) = params.get("blocks") {
+        if let Some(detail) = check_blocks(blocks) {
+            return Some(invalid_blocks(&detail));
+        }
+    }
+    None
+}
+
+fn post_message(inner: &mut Inner, params: &Value) -> Value {
+    let Some(channel) = p_str(params, "channel").filter(|c| !c.is_empty()) else {
+        return slack_error("channel_not_found");
+    };
+    if inner.access(channel) == Access::NotMember {
+        return slack_error("not_in_channel");
+    }
+    if let Some(error) = check_content(params) {
+        return error;
+    }
+    // A reply to a reply lands in the parent's thread.
+    let thread_ts = p_str(params, "thread_ts")
+        .filter(|t| !t.is_empty())
+        .map(|t| {
+            inner
+                .find(channel, t)
+                .and_then(|s| s.msg.thread_ts.clone())
+                .unwrap_or_else(|| t.to_string())
+        });
+    let ts = inner.next_ts();
+    let stored = Stored {
+        msg: Message {
+            ts: ts.clone(),
+            thread_ts: thread_ts.clone(),
+            user: Some(BOT_USER_ID.to_string()),
+            bot_id: Some(BOT_ID.to_string()),
+            text: p_str(params, "text").unwrap_or_default().to_string(),
+        },
+        blocks: params.get("blocks").cloned(),
+        broadcast: thread_ts.is_some() && p_bool(params, "reply_broadcast"),
+        edited: false,
+    };
+    let message = inner.message_json(channel, &stored);
+    inner.store(channel, stored);
+    json!({ "ok": true, "channel": channel, "ts": ts, "message": message })
+}
+
+fn post_ephemeral(inner: &mut Inner, params: &Value) -> Value {
+    let Some(channel) = p_str(params, "channel").filter(|c| !c.is_empty()) else {
+        return slack_error("channel_not_found");
+    };
+    if p_str(params, "user").is_none_or(str::is_empty) {
+        return slack_error("user_not_in_channel");
+    }
+    if inner.access(channel) == Access::NotMember {
+        return slack_error("not_in_channel");
+    }
+    if let Some(error) = check_content(params) {
+        return error;
+    }
+    json!({ "ok": true, "message_ts": inner.next_ts() })
+}
+
+fn update_message(inner: &mut Inner, params: &Value) -> Value {
+    let (Some(channel), Some(ts)) = (p_str(params, "channel"), p_str(params, "ts")) else {
+        return slack_error("message_not_found");
+    };
+    let Some(existing) = inner.find(channel, ts).cloned() else {
+        return slack_error("message_not_found");
+    };
+    if existing.msg.user.as_deref() != Some(BOT_USER_ID) {
+        return slack_error("cant_update_message");
+    }
+    if let Some(error) = check_content(params) {
+        return error;
+    }
+    let mut updated = existing;
+    updated.msg.text = p_str(params, "text").unwrap_or_default().to_string();
+    updated.blocks = params.get("blocks").cloned();
+    updated.edited = true;
+    let message = inner.message_json(channel, &updated);
+    let text = updated.msg.text.clone();
+    inner.store(channel, updated);
+    json!({ "ok": true, "channel": channel, "ts": ts, "text": text, "message": message })
+}
+
+/// Whether a message at `ts` is within Slack's `oldest`/`latest`/`inclusive` window.
+fn in_window(ts: &str, params: &Value) -> bool {
+    let inclusive = p_bool(params, "inclusive");
+    let Some(t) = ts_micros(ts) else {
+        return true;
+    };
+    let oldest = p_str(params, "oldest").and_then(ts_micros);
+    let latest = p_str(params, "latest").and_then(ts_micros);
+    let after_oldest = oldest.is_none_or(|o| if inclusive { t >= o } else { t > o });
+    let before_latest = latest.is_none_or(|l| if inclusive { t <= l } else { t < l });
+    after_oldest && before_latest
+}
+
+/// One page of `items` per `cursor`/`limit`: the page, and the cursor of the next one.
+fn paginate(
+    items: Vec<Value>,
+    params: &Value,
+    default_limit: u64,
+) -> Result<(Vec<Value>, Option<String>), Value> {
+    let start = match p_str(params, "cursor").filter(|c| !c.is_empty()) {
+        None => 0,
+        Some(cursor) => match cursor
+            .strip_prefix("next_offset:")
+            .and_then(|n| n.parse::<usize>().ok())
+        {
+            Some(offset) => offset,
+            None => return Err(slack_error("invalid_cursor")),
+        },
+    };
+    let limit = p_u64(params, "limit")
+        .filter(|l| *l > 0)
+        .unwrap_or(default_limit)
+        .min(999) as usize;
+    let end = start.saturating_add(limit).min(items.len());
+    let page = items
+        .get(start..end)
+        .map(<[Value]>::to_vec)
+        .unwrap_or_default();
+    let next = (end < items.len()).then(|| format!("next_offset:{end}"));
+    Ok((page, next))
+}
+
+fn listing(page: Vec<Value>, next: Option<String>) -> Value {
+    let mut body = json!({ "ok": true, "messages": page, "has_more": next.is_some() });
+    if let Some(next) = next {
+        body["response_metadata"] = json!({ "next_cursor": next });
+    }
+    body
+}
+
+fn history(inner: &mut Inner, params: &Value) -> Value {
+    let Some(channel) = p_str(params, "channel").filter(|c| !c.is_empty()) else {
+        return slack_error("channel_not_found");
+    };
+    let list = inner.channels.get(channel).cloned().unwrap_or_default();
+    let items: Vec<Value> = list
+        .iter()
+        .rev()
+        .filter(|s| !s.msg.is_reply() || s.broadcast)
+        .filter(|s| in_window(&s.msg.ts, params))
+        .map(|s| inner.message_json(channel, s))
+        .collect();
+    match paginate(items, params, 100) {
+        Ok((page, next)) => {
+            let mut body = listing(page, next);
+            body["pin_count"] = json!(0);
+            body["channel_actions_ts"] = Value::Null;
+            body["channel_actions_count"] = json!(0);
+            body
+        }
+        Err(error) => error,
+    }
+}
+
+/// `conversations.replies`: the parent then its replies, oldest first. For the ts of a
+/// reply Slack returns only that reply; for an unknown ts, `thread_not_found`.
+fn replies(inner: &mut Inner, params: &Value) -> Value {
+    let Some(channel) = p_str(params, "channel").filter(|c| !c.is_empty()) else {
+        return slack_error("channel_not_found");
+    };
+    let Some(ts) = p_str(params, "ts").filter(|t| !t.is_empty()) else {
+        return slack_error("invalid_arguments");
+    };
+    let Some(found) = inner.find(channel, ts).cloned() else {
+        return slack_error("thread_not_found");
+    };
+    let mut items = vec![inner.message_json(channel, &found)];
+    if !found.msg.is_reply() {
+        items.extend(
+            inner
+                .replies(channel, ts)
+                .into_iter()
+                .filter(|s| in_window(&s.msg.ts, params))
+                .map(|s| inner.message_json(channel, s)),
+        );
+    }
+    match paginate(items, params, 1000) {
+        Ok((page, next)) => listing(page, next),
+        Err(error) => error,
+    }
+}
+
+/// What Slack rejects as `invalid_blocks`, with its JSON-pointer detail: more than 50
+/// blocks, a block without a known `type`, section text empty or over 3,000 characters,
+/// a section with neither text nor fields, over 10 fields or a field over 2,000
+/// characters, a header not plain text or over 150 characters, and a context block
+/// with no elements or over 10. (`msg_blocks_too_long` is not modelled: use
+/// [`FakeSlack::fail_next`].)
+fn check_blocks(blocks: &Value) -> Option<String> {
+    let Some(list) = blocks.as_array() else {
+        return Some("must be an array [json-pointer:/blocks]".to_string());
+    };
+    if list.len() > 50 {
+        return Some("no more than 50 items allowed [json-pointer:/blocks]".to_string());
+    }
+    let chars = |v: &Value| {
+        v.get("text")
+            .and_then(Value::as_str)
+            .map(|t| t.chars().count())
+    };
+    for (i, block) in list.iter().enumerate() {
+        let at = format!("/blocks/{i}");
+        match block.get("type").and_then(Value::as_str) {
+            Some("section") => {
+                let fields = block.get("fields").and_then(Value::as_array);
+                match block.get("text") {
+                    Some(text) => match chars(text) {
+                        None | Some(0) => {
+                            return Some(format!(
+                                "must be more than 0 characters [json-pointer:{at}/text/text]"
+                            ))
+                        }
+                        Some(n) if n > 3000 => {
+                            return Some(format!(
+                                "must be less than 3001 characters [json-pointer:{at}/text/text]"
+                            ))
+                        }
+                        _ => {}
+                    },
+                    None if fields.is_none() => {
+                        return Some(format!(
+                            "must provide either text or fields [json-pointer:{at}]"
+                        ))
+                    }
+                    None => {}
+                }
+                if let Some(fields) = fields {
+                    if fields.len() > 10 {
+                        return Some(format!(
+                            "no more than 10 items allowed [json-pointer:{at}/fields]"
+                        ));
+                    }
+                    for (j, field) in fields.iter().enumerate() {
+                        if chars(field).unwrap_or(0) > 2000 {
+                            return Some(format!(
+                                "must be less than 2001 characters [json-pointer:{at}/fields/{j}/text]"
+                            ));
+                        }
+                    }
+                }
+            }
+            Some("header") => {
+                let text = block.get("text").unwrap_or(&Value::Null);
+                if text.get("type").and_then(Value::as_str) != Some("plain_text") {
+                    return Some(format!("must be plain_text [json-pointer:{at}/text/type]"));
+                }
+                if chars(text).unwrap_or(0) > 150 {
+                    return Some(format!(
+                        "must be less than 151 characters [json-pointer:{at}/text/text]"
+                    ));
+                }
+            }
+            Some("context") => {
+                let count = block
+                    .get("elements")
+                    .and_then(Value::as_array)
+                    .map_or(0, Vec::len);
+                if count == 0 {
+                    return Some(format!(
+                        "must provide at least 1 item [json-pointer:{at}/elements]"
+                    ));
+                }
+                if count > 10 {
+                    return Some(format!(
+                        "no more than 10 items allowed [json-pointer:{at}/elements]"
+                    ));
+                }
+            }
+            Some(
+                "divider" | "actions" | "image" | "rich_text" | "input" | "file" | "video"
+                | "markdown",
+            ) => {}
+            Some(other) => {
+                return Some(format!(
+                    "unsupported type: {other} [json-pointer:{at}/type]"
+                ))
+            }
+            None => return Some(format!("missing required field: type [json-pointer:{at}]")),
+        }
+    }
+    None
+}
+
+// ---------------------------------------------------------------------------------------
+// Parameters
+
+fn p_str<'a>(params: &'a Value, key: &str) -> Option<&'a str> {
+    params.get(key).and_then(Value::as_str)
+}
+
+fn p_u64(params: &Value, key: &str) -> Option<u64> {
+    match params.get(key)? {
+        Value::Number(n) => n.as_u64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+fn p_bool(params: &Value, key: &str) -> bool {
+    match params.get(key) {
+        Some(Value::Bool(b)) => *b,
+        Some(Value::String(s)) => matches!(s.as_str(), "true" | "1"),
+        Some(Value::Number(n)) => n.as_u64() == Some(1),
+        _ => false,
+    }
+}
+
+/// A form or query value: a JSON array or object is decoded, anything else stays text.
+fn decode_form_value(value: String) -> Value {
+    let trimmed = value.trim_start();
+    if trimmed.starts_with('[') || trimmed.starts_with('{') {
+        if let Ok(decoded) = serde_json::from_str::<Value>(&value) {
+            return decoded;
+        }
+    }
+    Value::String(value)
+}
+
+/// `application/x-www-form-urlencoded` pairs, decoded.
+fn parse_form(input: &[u8]) -> Vec<(String, String)> {
+    input
+        .split(|b| *b == b'&')
+        .filter(|pair| !pair.is_empty())
+        .map(|pair| {
+            let mut parts = pair.splitn(2, |b| *b == b'=');
+            let key = percent_decode(parts.next().unwrap_or_default());
+            let value = percent_decode(parts.next().unwrap_or_default());
+            (key, value)
+        })
+        .collect()
+}
+
+fn percent_decode(input: &[u8]) -> String {
+    let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
+    let mut out = Vec::with_capacity(input.len());
+    let mut i = 0;
+    while i < input.len() {
+        match input[i] {
+            b'+' => out.push(b' '),
+            b'%' => match (
+                input.get(i + 1).copied().and_then(hex),
+                input.get(i + 2).copied().and_then(hex),
+            ) {
+                (Some(hi), Some(lo)) => {
+                    out.push((hi << 4) | lo);
+                    i += 2;
+                }
+                _ => out.push(b'%'),
+            },
+            byte => out.push(byte),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+// ---------------------------------------------------------------------------------------
+// Stopping: connections that fail once the fake is dropped
+
+/// A listener whose connections are cut when the fake stops.
+struct StopListener {
+    inner: TcpListener,
+    stop: watch::Receiver<()>,
+}
+
+impl axum::serve::Listener for StopListener {
+    type Io = StopIo;
+    type Addr = SocketAddr;
+
+    async fn accept(&mut self) -> (StopIo, SocketAddr) {
+        loop {
+            match self.inner.accept().await {
+                Ok((stream, addr)) => {
+                    let _ = stream.set_nodelay(true);
+                    return (StopIo::new(stream, self.stop.clone()), addr);
+                }
+                Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+            }
+        }
+    }
+
+    fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.inner.local_addr()
+    }
+}
+
+/// A TCP stream that fails every read and write once the fake stops, so the
+/// connection task (and any request it holds) ends.
+struct StopIo {
+    stream: TcpStream,
+    stop: Pin<Box<dyn Future<Output = ()> + Send>>,
+    stopped: bool,
+}
+
+impl StopIo {
+    fn new(stream: TcpStream, mut stop: watch::Receiver<()>) -> StopIo {
+        StopIo {
+            stream,
+            stop: Box::pin(async move { while stop.changed().await.is_ok() {} }),
+            stopped: false,
+        }
+    }
+
+    fn poll_stopped(&mut self, cx: &mut Context<'_>) -> bool {
+        if !self.stopped && self.stop.as_mut().poll(cx).is_ready() {
+            self.stopped = true;
+        }
+        self.stopped
+    }
+}
+
+fn stopped_error() -> io::Error {
+    io::Error::new(io::ErrorKind::ConnectionAborted, "fake Slack stopped")
+}
+
+impl AsyncRead for StopIo {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        if this.poll_stopped(cx) {
+            return Poll::Ready(Err(stopped_error()));
+        }
+        Pin::new(&mut this.stream).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for StopIo {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        if this.poll_stopped(cx) {
+            return Poll::Ready(Err(stopped_error()));
+        }
+        Pin::new(&mut this.stream).poll_write(cx, buf)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        if this.poll_stopped(cx) {
+            return Poll::Ready(Err(stopped_error()));
+        }
+        Pin::new(&mut this.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
+    }
+}
