@@ -730,3 +730,52 @@ async fn slack_permalinks_among_the_sources_are_checked_through_the_api() {
     assert!(shown.contains("⚠ 1 broken"), "{shown}");
     assert!(shown.contains("🔒 1 restricted"), "{shown}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn posts_to_one_channel_are_paced_one_a_second() {
+    let h = harness().await;
+    let usage = |ts: &str| app_mention_event(CHANNEL, "U1", &format!("<@{BOT_USER_ID}>"), ts, None);
+    let other = app_mention_event(
+        "C0OTHER",
+        "U1",
+        &format!("<@{BOT_USER_ID}>"),
+        "1700001500.000900",
+        None,
+    );
+    for (i, event) in [
+        usage("1700001500.000100"),
+        usage("1700001500.000200"),
+        usage("1700001500.000300"),
+        other,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        h.event(&format!("EvPace{i}"), event, &[]).await;
+    }
+    let posts = h.slack.wait_for("chat.postMessage", 4, WAIT).await;
+    let mut in_channel: Vec<Instant> = posts
+        .iter()
+        .filter(|p| p.str("channel") == Some(CHANNEL))
+        .map(|p| p.at)
+        .collect();
+    in_channel.sort();
+    assert_eq!(in_channel.len(), 3);
+    for pair in in_channel.windows(2) {
+        assert!(
+            pair[1].duration_since(pair[0]) >= Duration::from_millis(950),
+            "two posts to one channel {:?} apart",
+            pair[1].duration_since(pair[0])
+        );
+    }
+    // Another channel is not held up by this one's pace.
+    let other_at = posts
+        .iter()
+        .find(|p| p.str("channel") == Some("C0OTHER"))
+        .map(|p| p.at)
+        .expect("post to the other channel");
+    assert!(
+        other_at.duration_since(in_channel[0]) < Duration::from_millis(900)
+            || other_at < in_channel[0]
+    );
+}

@@ -37,6 +37,9 @@ pub const DEDUPE_MAX: usize = 100_000;
 pub const SHARE_TTL: Duration = Duration::from_secs(1800);
 /// Reports kept for sharing at most.
 pub const SHARE_MAX: usize = 10_000;
+/// Jobs running or waiting at once; past it new requests are acknowledged and
+/// dropped with a warning in the log, so a flood cannot grow memory without bound.
+pub const MAX_PENDING_JOBS: usize = 2_000;
 
 /// Why the bot could not start.
 #[derive(Debug, thiserror::Error)]
@@ -63,6 +66,7 @@ pub struct Bot {
     seen: TtlSet,
     shareable: DashMap<String, (Instant, ResponseMessage)>,
     next_key: AtomicU64,
+    pending: Arc<tokio::sync::Semaphore>,
 }
 
 impl Bot {
@@ -89,6 +93,7 @@ impl Bot {
             seen: TtlSet::new(DEDUPE_TTL, DEDUPE_MAX),
             shareable: DashMap::new(),
             next_key: AtomicU64::new(1),
+            pending: Arc::new(tokio::sync::Semaphore::new(MAX_PENDING_JOBS)),
         }))
     }
 
@@ -123,10 +128,21 @@ impl Bot {
         }
     }
 
-    /// Does `job` in a task of its own; returns at once.
+    /// Does `job` in a task of its own; returns at once. When [`MAX_PENDING_JOBS`]
+    /// are already running or waiting, the job is dropped and the log says so.
     pub fn spawn(self: &Arc<Self>, job: Job) {
+        let Ok(permit) = self.pending.clone().try_acquire_owned() else {
+            tracing::warn!(
+                limit = MAX_PENDING_JOBS,
+                "too many requests in progress: this one is dropped"
+            );
+            return;
+        };
         let bot = self.clone();
-        tokio::spawn(async move { bot.run(job).await });
+        tokio::spawn(async move {
+            bot.run(job).await;
+            drop(permit);
+        });
     }
 
     /// Does one job to the end: every failure is logged and, where someone asked,

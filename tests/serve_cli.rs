@@ -1,0 +1,194 @@
+//! `sourcebot serve` as an operator starts it: settings from the environment and from
+//! a `.env` file, one line naming any missing or malformed setting, a clear stop when
+//! Slack refuses the token, `/healthz` once running, and JSON logs that never contain a
+//! token or the signing secret.
+
+mod support;
+
+use std::io::Read;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+use support::slack::{Failure, FakeSlack};
+
+const BOT_TOKEN: &str = "xoxb-secret-bot-token";
+const SIGNING_SECRET: &str = "very-secret-signing-secret";
+
+/// `sourcebot serve` in `dir`, with only the given variables (no inherited Slack,
+/// SOURCEBOT_ or proxy settings).
+fn serve(dir: &std::path::Path, envs: &[(&str, String)]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_sourcebot"));
+    cmd.arg("serve").current_dir(dir);
+    for (key, _) in std::env::vars() {
+        let upper = key.to_ascii_uppercase();
+        if key.starts_with("SOURCEBOT_")
+            || key.starts_with("SLACK_")
+            || upper.ends_with("_PROXY")
+            || key == "RUST_LOG"
+        {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.envs(envs.iter().map(|(k, v)| (*k, v.as_str())));
+    cmd
+}
+
+async fn output(mut cmd: Command) -> Output {
+    tokio::task::spawn_blocking(move || cmd.output().expect("run sourcebot"))
+        .await
+        .expect("join")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_setting_stops_start_up_naming_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = output(serve(dir.path(), &[])).await;
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let message = stderr(&out);
+    assert_eq!(message.lines().count(), 1, "{message}");
+    assert!(message.contains("SLACK_BOT_TOKEN"), "{message}");
+    let out = output(serve(dir.path(), &[("SLACK_BOT_TOKEN", BOT_TOKEN.into())])).await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("SLACK_SIGNING_SECRET"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn settings_are_read_from_a_dotenv_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join(".env"),
+        "SLACK_BOT_TOKEN=xoxp-wrong-kind\nSLACK_SIGNING_SECRET=s\n",
+    )
+    .expect("write .env");
+    let out = output(serve(dir.path(), &[])).await;
+    assert_eq!(out.status.code(), Some(2));
+    let message = stderr(&out);
+    assert!(
+        message.contains("SLACK_BOT_TOKEN") && message.contains("xoxb-"),
+        "{message}"
+    );
+    assert!(
+        !message.contains("xoxp-wrong-kind"),
+        "a token was echoed: {message}"
+    );
+    std::fs::write(dir.path().join(".env"), "this is not a setting\n").expect("write .env");
+    let out = output(serve(dir.path(), &[])).await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).starts_with("sourcebot: .env: cannot read line"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_slack_refuses_stops_start_up() {
+    let slack = FakeSlack::start().await;
+    slack.fail_next("auth.test", Failure::SlackError("invalid_auth".into()), 1);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = output(serve(
+        dir.path(),
+        &[
+            ("SLACK_BOT_TOKEN", BOT_TOKEN.into()),
+            ("SLACK_SIGNING_SECRET", SIGNING_SECRET.into()),
+            ("SOURCEBOT_SLACK_API_URL", slack.api_url()),
+            ("SOURCEBOT_LISTEN", "127.0.0.1:0".into()),
+        ],
+    ))
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .contains("cannot sign in to Slack (auth.test): Slack refused auth.test: invalid_auth"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// Kills the child when the test ends, pass or fail.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn it_serves_health_and_logs_json_without_secrets() {
+    sourcebot::verify::install_crypto_provider();
+    let slack = FakeSlack::start().await;
+    let port = {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        probe.local_addr().expect("addr").port()
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut cmd = serve(
+        dir.path(),
+        &[
+            ("SLACK_BOT_TOKEN", BOT_TOKEN.into()),
+            ("SLACK_SIGNING_SECRET", SIGNING_SECRET.into()),
+            ("SOURCEBOT_SLACK_API_URL", slack.api_url()),
+            ("SOURCEBOT_LISTEN", format!("127.0.0.1:{port}")),
+            ("SOURCEBOT_LOG_FORMAT", "json".into()),
+            ("RUST_LOG", "debug".into()),
+        ],
+    );
+    cmd.stdout(Stdio::null()).stderr(Stdio::piped());
+    let mut running = Running(cmd.spawn().expect("spawn"));
+    let client = reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .expect("client");
+    let started = Instant::now();
+    let mut healthy = false;
+    while started.elapsed() < Duration::from_secs(10) {
+        if let Ok(response) = client
+            .get(format!("http://127.0.0.1:{port}/healthz"))
+            .send()
+            .await
+        {
+            healthy = response.status().is_success();
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(healthy, "/healthz never answered");
+    // An unsigned request: refused, and logged.
+    let refused = client
+        .post(format!("http://127.0.0.1:{port}/slack/events"))
+        .body("{}")
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(refused.status().as_u16(), 401);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let _ = running.0.kill();
+    let mut logs = String::new();
+    if let Some(mut err) = running.0.stderr.take() {
+        let _ = err.read_to_string(&mut logs);
+    }
+    assert!(!logs.trim().is_empty(), "no logs");
+    for line in logs.lines() {
+        let parsed: Result<serde_json::Value, _> = serde_json::from_str(line);
+        assert!(parsed.is_ok(), "not a JSON log line: {line}");
+    }
+    assert!(logs.contains("signed in to Slack"), "{logs}");
+    assert!(!logs.contains(BOT_TOKEN), "the bot token was logged");
+    assert!(
+        !logs.contains(SIGNING_SECRET),
+        "the signing secret was logged"
+    );
+    assert_eq!(
+        slack.calls_to("auth.test")[0].token.as_deref(),
+        Some(BOT_TOKEN)
+    );
+}
