@@ -779,3 +779,47 @@ async fn posts_to_one_channel_are_paced_one_a_second() {
             || other_at < in_channel[0]
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_slash_command_will_not_read_another_channel() {
+    let h = harness().await;
+    h.slack.add_message(
+        "C0PRIVATE",
+        Message::from_user("1700001600.000100", "U9", "secret plans [1]"),
+    );
+    let link = "https://acme.slack.com/archives/C0PRIVATE/p1700001600000100";
+    let (status, ack, _) = h.command(link, "cmd-other").await;
+    assert_eq!(status, 200);
+    assert!(
+        ack.contains("only check a message link from this channel"),
+        "{ack}"
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        h.slack.calls_to("conversations.history").is_empty(),
+        "the bot read the other channel"
+    );
+    assert!(h.slack.calls_to("response_url").is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sharing_an_unknown_report_says_so() {
+    let h = harness().await;
+    let click = json!({
+        "type": "block_actions",
+        "team": {"id": "T0001", "domain": "acme"},
+        "user": {"id": "U1", "username": "ada", "team_id": "T0001"},
+        "api_app_id": "A0001",
+        "container": {"type": "message", "message_ts": "1700001700.000100", "channel_id": CHANNEL, "is_ephemeral": true},
+        "trigger_id": "1.2.3",
+        "response_url": h.slack.response_url("old"),
+        "actions": [{"type": "button", "action_id": "share_sources", "block_id": "b", "value": "no-such-key", "action_ts": "1700001700.000200"}],
+    });
+    h.interaction(click).await;
+    let responses = h.slack.wait_for("response_url", 1, WAIT).await;
+    assert_eq!(responses[0].str("response_type"), Some("ephemeral"));
+    assert!(responses[0]
+        .str("text")
+        .unwrap_or_default()
+        .contains("no longer available"));
+}

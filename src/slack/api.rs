@@ -119,6 +119,33 @@ pub struct ResponseMessage {
     pub unfurl_media: bool,
 }
 
+impl ResponseMessage {
+    /// Text only the person who asked sees.
+    pub fn ephemeral(text: &str) -> ResponseMessage {
+        ResponseMessage {
+            response_type: "ephemeral",
+            text: text.to_string(),
+            blocks: None,
+            replace_original: None,
+            unfurl_links: false,
+            unfurl_media: false,
+        }
+    }
+
+    /// A Block Kit message, `ephemeral` or `in_channel`.
+    pub fn with_blocks(
+        response_type: &'static str,
+        text: &str,
+        blocks: Vec<serde_json::Value>,
+    ) -> ResponseMessage {
+        ResponseMessage {
+            response_type,
+            blocks: Some(blocks),
+            ..ResponseMessage::ephemeral(text)
+        }
+    }
+}
+
 impl SlackApi {
     /// A client for the API at `api_url` (Slack's, or a test server's), http or https.
     pub fn new(

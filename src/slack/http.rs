@@ -117,6 +117,7 @@ async fn commands(State(state): State<AppState>, headers: HeaderMap, body: Bytes
     };
     match command_job(&command) {
         Job::Usage { .. } => ephemeral(USAGE),
+        Job::Refuse { why, .. } => ephemeral(&why),
         job => {
             state.bot.spawn(job);
             ephemeral("Checking the sources…")

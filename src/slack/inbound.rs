@@ -73,6 +73,13 @@ pub enum Job {
         /// Where.
         reply: Reply,
     },
+    /// Tell the person why the bot will not do what was asked.
+    Refuse {
+        /// Where.
+        reply: Reply,
+        /// Why, in mrkdwn.
+        why: String,
+    },
     /// Post the report stored under `key` visibly, through `response_url`.
     Share {
         /// The stored report's key (the button's value).
@@ -142,16 +149,21 @@ fn mention_job(mention: &SlackAppMentionEvent, identity: &BotIdentity) -> Option
                 response_url: None,
             };
             if text.is_empty() {
-                Some(Job::Usage { reply })
-            } else {
-                Some(Job::Check {
-                    subject: subject_of(&text),
-                    reply,
-                })
+                return Some(Job::Usage { reply });
             }
+            Some(match subject_of(&text) {
+                Subject::Message(link) if link.channel != mention.channel.0 => Job::Refuse {
+                    reply,
+                    why: OTHER_CHANNEL.to_string(),
+                },
+                subject => Job::Check { subject, reply },
+            })
         }
     }
 }
+
+/// Why a link to another channel's message is not read.
+const OTHER_CHANNEL: &str = "I can only check a message link from this channel (so nobody can read another channel through me). Ask in the message's channel, or use *Check sources* in the message's ⋯ menu.";
 
 /// A message from a watched bot: its sources as a thread reply.
 fn watched_job(
@@ -203,12 +215,16 @@ pub fn command_job(command: &SlackCommandEvent) -> Job {
         .trim()
         .to_string();
     if text.is_empty() || text.eq_ignore_ascii_case("help") {
-        Job::Usage { reply }
-    } else {
-        Job::Check {
-            subject: subject_of(&text),
+        return Job::Usage { reply };
+    }
+    match subject_of(&text) {
+        // The bot may be in channels the person is not: it reads links to messages of
+        // the channel the command runs in only, so nobody reads a channel through it.
+        Subject::Message(link) if link.channel != command.channel_id.0 => Job::Refuse {
             reply,
-        }
+            why: OTHER_CHANNEL.to_string(),
+        },
+        subject => Job::Check { subject, reply },
     }
 }
 
@@ -395,6 +411,31 @@ mod tests {
             without_mention("hey <@UBOT> and <@UOTHER>", &id),
             "hey   and <@UOTHER>"
         );
+    }
+
+    #[test]
+    fn links_to_other_channels_are_refused() {
+        let mention: SlackAppMentionEvent = serde_json::from_value(serde_json::json!({
+            "type": "app_mention", "user": "U1", "channel": "C1", "ts": "1700000000.000100",
+            "text": "<@UBOT> https://acme.slack.com/archives/C2/p1700000000000050",
+        }))
+        .expect("mention");
+        assert!(matches!(
+            mention_job(&mention, &identity()),
+            Some(Job::Refuse { .. })
+        ));
+        let same: SlackAppMentionEvent = serde_json::from_value(serde_json::json!({
+            "type": "app_mention", "user": "U1", "channel": "C1", "ts": "1700000000.000100",
+            "text": "<@UBOT> https://acme.slack.com/archives/C1/p1700000000000050",
+        }))
+        .expect("mention");
+        assert!(matches!(
+            mention_job(&same, &identity()),
+            Some(Job::Check {
+                subject: Subject::Message(_),
+                ..
+            })
+        ));
     }
 
     #[test]

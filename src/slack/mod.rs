@@ -150,6 +150,7 @@ impl Bot {
     pub async fn run(&self, job: Job) {
         match job {
             Job::Usage { reply } => self.say(&reply, USAGE).await,
+            Job::Refuse { reply, why } => self.say(&reply, &why).await,
             Job::Check { subject, reply } => self.check(subject, &reply).await,
             Job::Share { key, response_url } => self.share(&key, &response_url).await,
         }
@@ -256,21 +257,11 @@ impl Bot {
                 let key = self.keep_for_sharing(&outgoing);
                 let mut blocks = outgoing.blocks.blocks.clone();
                 blocks.push(share_button(&key));
-                let message = ResponseMessage {
-                    response_type: "ephemeral",
-                    text: outgoing.blocks.text.clone(),
-                    blocks: Some(blocks),
-                    replace_original: None,
-                    unfurl_links: false,
-                    unfurl_media: false,
-                };
+                let message =
+                    ResponseMessage::with_blocks("ephemeral", &outgoing.blocks.text, blocks);
                 if let Err(error) = self.api.respond(response_url, &message).await {
                     tracing::warn!(%error, "cannot answer the command");
-                    let plain = ResponseMessage {
-                        blocks: None,
-                        text: outgoing.mrkdwn.clone(),
-                        ..message
-                    };
+                    let plain = ResponseMessage::ephemeral(&outgoing.mrkdwn);
                     if let Err(error) = self.api.respond(response_url, &plain).await {
                         tracing::error!(%error, "cannot answer the command, even as plain text");
                     }
@@ -297,38 +288,29 @@ impl Bot {
             "{nanos:x}-{:x}",
             self.next_key.fetch_add(1, Ordering::Relaxed)
         );
-        let message = ResponseMessage {
-            response_type: "in_channel",
-            text: outgoing.blocks.text.clone(),
-            blocks: Some(outgoing.blocks.blocks.clone()),
-            replace_original: None,
-            unfurl_links: false,
-            unfurl_media: false,
-        };
+        let message = ResponseMessage::with_blocks(
+            "in_channel",
+            &outgoing.blocks.text,
+            outgoing.blocks.blocks.clone(),
+        );
         self.shareable.insert(key.clone(), (now, message));
         key
     }
 
     async fn share(&self, key: &str, response_url: &str) {
-        let Some((_, (at, message))) = self.shareable.remove(key) else {
-            let gone = ResponseMessage {
-                response_type: "ephemeral",
-                text: "That report is no longer available to share: run the command again.".into(),
-                blocks: None,
-                replace_original: None,
-                unfurl_links: false,
-                unfurl_media: false,
-            };
-            if let Err(error) = self.api.respond(response_url, &gone).await {
-                tracing::warn!(%error, "cannot answer the share button");
-            }
-            return;
+        let stored = self
+            .shareable
+            .remove(key)
+            .map(|(_, stored)| stored)
+            .filter(|(at, _)| at.elapsed() <= SHARE_TTL);
+        let message = match stored {
+            Some((_, message)) => message,
+            None => ResponseMessage::ephemeral(
+                "That report is no longer available to share: run the command again.",
+            ),
         };
-        if at.elapsed() > SHARE_TTL {
-            return Box::pin(self.share("", response_url)).await;
-        }
         if let Err(error) = self.api.respond(response_url, &message).await {
-            tracing::warn!(%error, "cannot share the report");
+            tracing::warn!(%error, "cannot answer the share button");
         }
     }
 
@@ -355,14 +337,7 @@ impl Bot {
                 }
             }
             Reply::Ephemeral { response_url } => {
-                let message = ResponseMessage {
-                    response_type: "ephemeral",
-                    text: text.to_string(),
-                    blocks: None,
-                    replace_original: None,
-                    unfurl_links: false,
-                    unfurl_media: false,
-                };
+                let message = ResponseMessage::ephemeral(text);
                 if let Err(error) = self.api.respond(response_url, &message).await {
                     tracing::warn!(%error, "cannot answer the command");
                 }
@@ -381,15 +356,9 @@ impl Bot {
     ) {
         let result = match (response_url, user) {
             (Some(url), _) => {
-                let message = ResponseMessage {
-                    response_type: "ephemeral",
-                    text: text.to_string(),
-                    blocks: None,
-                    replace_original: None,
-                    unfurl_links: false,
-                    unfurl_media: false,
-                };
-                self.api.respond(url, &message).await
+                self.api
+                    .respond(url, &ResponseMessage::ephemeral(text))
+                    .await
             }
             (None, Some(user)) => self.api.post_ephemeral(channel, user, text).await,
             (None, None) => return,

@@ -64,15 +64,16 @@ async fn on_command(
     states: SlackClientEventsUserState,
 ) -> UserCallbackResult<SlackCommandEventResponse> {
     let text = match (bot_of(&states).await, command_job(&event)) {
-        (_, Job::Usage { .. }) => USAGE,
+        (_, Job::Usage { .. }) => USAGE.to_string(),
+        (_, Job::Refuse { why, .. }) => why,
         (Some(bot), job) => {
             bot.spawn(job);
-            "Checking the sources…"
+            "Checking the sources…".to_string()
         }
-        (None, _) => "sourcebot is starting; try again in a moment.",
+        (None, _) => "sourcebot is starting; try again in a moment.".to_string(),
     };
     Ok(SlackCommandEventResponse::new(
-        SlackMessageContent::new().with_text(text.to_string()),
+        SlackMessageContent::new().with_text(text),
     ))
 }
 
