@@ -12,9 +12,12 @@
 //! status) and reports p50/p90/p99/max, then waits for the work to drain and counts
 //! the posts the fake Slack saw against the events sent, and reads the peak RSS
 //! (VmHWM) and the RSS at the end. The fake Slack, the link servers and the load
-//! generator run in this process too, and the fake keeps every call and posted
-//! message, so the RSS is an upper bound for the bot. Targets: ack p99 ≤ 10 ms, peak
-//! RSS ≤ 64 MB. The duration in seconds is the first argument (default 30):
+//! generator run in this process too (a tokio runtime of 2 worker threads, as on the
+//! 2-core CI machine), and the fake keeps every call and posted message (several KB
+//! each), so the peak RSS is an upper bound for the bot; at the end the heap in use
+//! (glibc's `mallinfo`) is read, then read again once the fake and the link servers are
+//! dropped, which is close to the bot's own. Targets: ack p99 ≤ 10 ms, peak RSS ≤ 64 MB.
+//! The duration in seconds is the first argument (default 30):
 //!
 //! ```text
 //! cargo run --release --example serve_bench -- 30
@@ -209,6 +212,7 @@ async fn main() {
     let acked_wall = start.elapsed();
 
     // Let the work drain: until every event has its post, or no post came for a while.
+    // `last` ends as the number of posts Slack accepted (each is stored as a message).
     let drain_started = Instant::now();
     let mut last = stored_posts(&fake);
     let mut last_change = Instant::now();
@@ -226,6 +230,7 @@ async fn main() {
     let peak_kib = status_kib("VmHWM:");
     let end_kib = status_kib("VmRSS:");
 
+    let heap_at_end = heap_in_use();
     let every_call = fake.calls();
     let calls: Vec<&support::Call> = every_call
         .iter()
@@ -247,7 +252,6 @@ async fn main() {
             text.contains("verified") && !text.contains("broken") && !text.contains("timed out")
         })
         .count();
-    let fake_bytes: usize = every_call.iter().map(|c| c.params.to_string().len()).sum();
     let other_calls: Vec<String> = {
         let mut methods: Vec<String> = every_call
             .iter()
@@ -258,6 +262,16 @@ async fn main() {
         methods.dedup();
         methods
     };
+    let (post_calls, fake_calls) = (calls.len(), every_call.len());
+    drop(calls);
+    drop(every_call);
+    // The fake keeps every call and every posted message: let it go (the sampler holds
+    // the last other handle, and the link servers) and read the heap again: what is
+    // left is the bot's, the client's and the samples'.
+    let _ = sampler.await;
+    drop(fake);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let heap_without_fake = heap_in_use();
     server.abort();
 
     let errors = samples.iter().filter(|s| s.status != 200).count();
@@ -316,20 +330,19 @@ async fn main() {
     println!(
         "{:<24} {:>10}  (distinct threads answered: {}; reports with every link verified: {})",
         "  chat.postMessage calls",
-        calls.len(),
+        post_calls,
         answered.len(),
         all_verified
     );
     println!(
-        "{:<24} {:>10}  {} of {} events answered after a drain of {:.1} s",
+        "{:<24} {:>10}  {} after a drain of {:.1} s",
         "  posts vs events",
-        format!("{}/{}", answered.len(), total),
-        if answered.len() == total {
-            "all"
+        format!("{last}/{total}"),
+        if last == total {
+            "every event answered"
         } else {
-            "NOT all"
+            "NOT every event answered"
         },
-        total,
         drain_wall.as_secs_f64()
     );
     println!(
@@ -360,12 +373,18 @@ async fn main() {
         println!("{:<24} {:>7.1} MB", "  RSS at the end", mb(kib));
     }
     println!("{:<24} {:>7.1} MB", "  RSS before the load", mb(rss_before));
-    println!(
-        "{:<24} {:>7.1} MB  (JSON text of the {} calls the fake keeps)",
-        "  fake Slack's records",
-        fake_bytes as f64 / 1e6,
-        every_call.len()
-    );
+    if let (Some(all), Some(bot)) = (heap_at_end, heap_without_fake) {
+        println!(
+            "{:<24} {:>7.1} MB  (malloc's bytes in use, whole process)",
+            "  heap at the end",
+            all as f64 / 1_048_576.0
+        );
+        println!(
+            "{:<24} {:>7.1} MB  (the same once the fake Slack, its {fake_calls} recorded calls and the link servers are dropped: the bot's)",
+            "  heap without the fake",
+            bot as f64 / 1_048_576.0
+        );
+    }
     println!("timeline (every 5 s: sent / probes / posts stored / RSS)");
     for r in readings.lock().unwrap().iter().step_by(5) {
         println!(
@@ -400,6 +419,38 @@ fn now() -> u64 {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or_default()
+}
+
+/// The bytes malloc has handed out and not had back (glibc's `mallinfo`: small blocks
+/// plus mmapped ones); `None` elsewhere.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn heap_in_use() -> Option<u64> {
+    /// glibc's `struct mallinfo`.
+    #[repr(C)]
+    struct MallInfo {
+        arena: i32,
+        ordblks: i32,
+        smblks: i32,
+        hblks: i32,
+        hblkhd: i32,
+        usmblks: i32,
+        fsmblks: i32,
+        uordblks: i32,
+        fordblks: i32,
+        keepcost: i32,
+    }
+    extern "C" {
+        fn mallinfo() -> MallInfo;
+    }
+    // SAFETY: mallinfo takes no arguments and returns a plain struct by value.
+    let info = unsafe { mallinfo() };
+    let bytes = |n: i32| u64::from(n as u32);
+    Some(bytes(info.uordblks) + bytes(info.hblkhd))
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn heap_in_use() -> Option<u64> {
+    None
 }
 
 /// `v0=` + hex(HMAC-SHA256(secret, `v0:{ts}:{body}`)).

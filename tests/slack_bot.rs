@@ -823,3 +823,45 @@ async fn sharing_an_unknown_report_says_so() {
         .unwrap_or_default()
         .contains("no longer available"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_threads_latest_answer_is_found_past_the_first_page() {
+    let h = harness().await;
+    let (ok, gone) = sites().await;
+    let parent = "1700001800.000100";
+    h.slack
+        .add_message(CHANNEL, Message::from_user(parent, "U1", "Long discussion"));
+    for i in 0..250u32 {
+        let ts = format!("1700001801.{:06}", i + 1);
+        h.slack.add_message(
+            CHANNEL,
+            Message::from_user(&ts, "U2", "chatter").in_thread(parent),
+        );
+    }
+    h.slack.add_message(
+        CHANNEL,
+        Message::from_bot("1700001900.000100", "BAI", &answer_text(&ok, &gone)).in_thread(parent),
+    );
+    let mention_ts = "1700001900.000200";
+    let mention = format!("<@{BOT_USER_ID}>");
+    h.slack.add_message(
+        CHANNEL,
+        Message::from_user(mention_ts, "U1", &mention).in_thread(parent),
+    );
+    h.event(
+        "EvLong",
+        app_mention_event(CHANNEL, "U1", &mention, mention_ts, Some(parent)),
+        &[],
+    )
+    .await;
+    let posts = h.slack.wait_for("chat.postMessage", 1, WAIT).await;
+    assert!(
+        posted_text(&posts[0]).contains("Freeze policy"),
+        "{}",
+        posted_text(&posts[0])
+    );
+    assert!(
+        h.slack.calls_to("conversations.replies").len() >= 2,
+        "only one page was read"
+    );
+}

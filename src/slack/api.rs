@@ -26,6 +26,10 @@ pub const SLACK_API_URL: &str = "https://slack.com/api";
 /// Time between two posts to one channel (Slack allows about one a second).
 pub const CHANNEL_PACE: Duration = Duration::from_secs(1);
 
+/// Pages of 200 replies read from one thread at most (2,000 messages): a longer
+/// thread's answer is looked for among its first 2,000 messages.
+pub const MAX_THREAD_PAGES: usize = 10;
+
 /// The longest `Retry-After` the bot waits for before its one retry.
 pub const MAX_RETRY_WAIT: Duration = Duration::from_secs(60);
 
@@ -359,25 +363,38 @@ impl SlackApi {
         .map(|_| ())
     }
 
-    /// The messages of a thread, parent first (`conversations.replies`, first page:
-    /// up to 200 messages).
+    /// The messages of a thread, parent first (`conversations.replies`, following the
+    /// cursor for at most [`MAX_THREAD_PAGES`] pages of 200).
     pub async fn thread(
         &self,
         channel: &str,
         thread_ts: &str,
     ) -> Result<Vec<SlackHistoryMessage>, CallError> {
-        let request = SlackApiConversationsRepliesRequest::new(
-            channel.to_string().into(),
-            thread_ts.to_string().into(),
-        )
-        .with_limit(200);
         let session = self.client.open_session(&self.token);
-        let answer = self
-            .call("conversations.replies", || {
-                session.conversations_replies(&request)
-            })
-            .await?;
-        Ok(answer.messages)
+        let mut messages = Vec::new();
+        let mut cursor: Option<SlackCursorId> = None;
+        for _ in 0..MAX_THREAD_PAGES {
+            let request = SlackApiConversationsRepliesRequest::new(
+                channel.to_string().into(),
+                thread_ts.to_string().into(),
+            )
+            .with_limit(200)
+            .opt_cursor(cursor.take());
+            let page = self
+                .call("conversations.replies", || {
+                    session.conversations_replies(&request)
+                })
+                .await?;
+            messages.extend(page.messages);
+            cursor = page
+                .response_metadata
+                .and_then(|m| m.next_cursor)
+                .filter(|c| !c.0.is_empty());
+            if cursor.is_none() {
+                break;
+            }
+        }
+        Ok(messages)
     }
 
     /// The message a permalink points at, or `None` when Slack has no such message.
