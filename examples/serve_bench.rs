@@ -1,26 +1,25 @@
-//! Slack HTTP serving benchmark: prints its figures.
+//! `sourcebot serve` under load: prints its figures.
 //!
-//! Starts the fake Slack Web API (tests/support/slack.rs), two loopback link servers
-//! answering 200, and the bot's HTTP router on 127.0.0.1, as `sourcebot serve` does.
-//! Then sends signed `event_callback` requests carrying `app_mention` events, each with
-//! its own `event_id`, open loop at a steady 200 a second (request i leaves at start +
-//! i × 5 ms, whatever became of the earlier ones), spread over 200 channels so the
+//! Starts the fake Slack Web API (tests/support/slack.rs) and two loopback link servers
+//! answering 200 in this process, and the real `sourcebot serve` (HTTP mode, from the
+//! same target directory) as a child process pointed at them. Then sends signed
+//! `event_callback` requests carrying `app_mention` events, each with its own
+//! `event_id`, open loop at a steady 200 a second (request i leaves at start + i × 5 ms,
+//! whatever became of the earlier ones), spread over 200 channels so the
 //! one-post-a-second pacing per channel never queues them behind one channel. Each
-//! mention's text is a short answer citing one or two links with a query of its own,
-//! so every event runs the whole pipeline: collect, probe (no cache hits), render,
+//! mention's text is a short answer citing one or two links with a query of its own, so
+//! every event runs the whole pipeline: collect, probe (no cache hits), render,
 //! `chat.postMessage`. It measures the ack latency of every request (send → response
-//! status) and reports p50/p90/p99/max, then waits for the work to drain and counts
-//! the posts the fake Slack saw against the events sent, and reads the peak RSS
-//! (VmHWM) and the RSS at the end. The fake Slack, the link servers and the load
-//! generator run in this process too (a tokio runtime of 2 worker threads, as on the
-//! 2-core CI machine), and the fake keeps every call and posted message (several KB
-//! each), so the peak RSS is an upper bound for the bot; at the end the heap in use
-//! (glibc's `mallinfo`) is read, then read again once the fake and the link servers are
-//! dropped, which is close to the bot's own. Targets: ack p99 ≤ 10 ms, peak RSS ≤ 64 MB.
-//! The duration in seconds is the first argument (default 30):
+//! status) and reports p50/p90/p99/max, waits for the work to drain and counts the posts
+//! the fake Slack saw against the events sent, and reads the bot process's peak RSS
+//! (VmHWM of the child) and its RSS over time. The load generator uses a tokio runtime
+//! of 2 worker threads (the CI machine has 2 cores) and shares the machine with the
+//! bot. Targets: ack p99 ≤ 10 ms, the bot's peak RSS ≤ 64 MB. The duration in seconds is
+//! the first argument (default 30):
 //!
 //! ```text
-//! cargo run --release --example serve_bench -- 30
+//! cargo build --release --bin sourcebot --example serve_bench
+//! target/release/examples/serve_bench 30
 //! ```
 
 #[path = "../tests/support/mod.rs"]
@@ -29,8 +28,6 @@ mod support;
 use hmac::{Hmac, Mac};
 use serde_json::json;
 use sha2::Sha256;
-use sourcebot::config::Config;
-use sourcebot::slack::{self, Bot, SlackSettings, Transport};
 use std::collections::HashSet;
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::{Arc, Mutex};
@@ -99,36 +96,51 @@ async fn main() {
         vec![("/ok", Route::status(200))],
     )
     .await;
-    let settings = SlackSettings::from_lookup(|name| match name {
-        "SLACK_BOT_TOKEN" => Some("xoxb-test".into()),
-        "SLACK_SIGNING_SECRET" => Some(SECRET.into()),
-        "SOURCEBOT_SLACK_API_URL" => Some(fake.api_url()),
-        _ => None,
-    })
-    .expect("settings");
-    let mut config = Config::default();
-    config.verify.allow_private = true;
-    let bot = Bot::start(&settings, config).await.expect("bot starts");
-    let Transport::Http { signing_secret } = &settings.transport else {
-        panic!("HTTP mode expected");
+    let port = {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        probe.local_addr().expect("addr").port()
     };
-    let app = slack::http::router(bot, signing_secret, settings.max_body_bytes);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    let server = tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
+    let addr = format!("127.0.0.1:{port}");
+    let bot = Bot(std::process::Command::new(bot_binary())
+        .arg("serve")
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("SLACK_BOT_TOKEN", "xoxb-test")
+        .env("SLACK_SIGNING_SECRET", SECRET)
+        .env("SOURCEBOT_SLACK_API_URL", fake.api_url())
+        .env("SOURCEBOT_LISTEN", &addr)
+        .env("SOURCEBOT_VERIFY_ALLOW_PRIVATE", "1")
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("start sourcebot serve (build it first: cargo build --release --bin sourcebot)"));
+    let bot_pid = bot.0.id();
     let http = reqwest::Client::builder()
         .no_proxy()
         .pool_max_idle_per_host(256)
         .timeout(Duration::from_secs(10))
         .build()
         .expect("client");
+    let healthy = async {
+        loop {
+            if let Ok(response) = http.get(format!("http://{addr}/healthz")).send().await {
+                if response.status().is_success() {
+                    break;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    if tokio::time::timeout(Duration::from_secs(20), healthy)
+        .await
+        .is_err()
+    {
+        eprintln!("serve_bench: sourcebot serve did not answer /healthz within 20 s");
+        std::process::exit(1);
+    }
     let url = format!("http://{addr}/slack/events");
     let (url_a, url_b) = (site_a.url("/ok"), site_b.url("/ok"));
-    let rss_before = status_kib("VmRSS:").unwrap_or_default();
+    let rss_before = status_kib(bot_pid, "VmRSS:").unwrap_or_default();
 
     // Every second: RSS, requests sent, probes the link servers saw, posts stored.
     let readings: Arc<Mutex<Vec<Reading>>> = Arc::default();
@@ -146,7 +158,7 @@ async fn main() {
                 let at = tick.tick().await;
                 let reading = Reading {
                     at: at.duration_since(start),
-                    rss_kib: status_kib("VmRSS:").unwrap_or_default(),
+                    rss_kib: status_kib(bot_pid, "VmRSS:").unwrap_or_default(),
                     sent: sent.load(std::sync::atomic::Ordering::Relaxed),
                     probes: probes(),
                     posts: stored_posts(&fake),
@@ -227,10 +239,9 @@ async fn main() {
     }
     let drain_wall = drain_started.elapsed();
     sampler.abort();
-    let peak_kib = status_kib("VmHWM:");
-    let end_kib = status_kib("VmRSS:");
-
-    let heap_at_end = heap_in_use();
+    let peak_kib = status_kib(bot_pid, "VmHWM:");
+    let end_kib = status_kib(bot_pid, "VmRSS:");
+    let generator_peak_kib = status_kib(std::process::id(), "VmHWM:");
     let every_call = fake.calls();
     let calls: Vec<&support::Call> = every_call
         .iter()
@@ -262,17 +273,11 @@ async fn main() {
         methods.dedup();
         methods
     };
-    let (post_calls, fake_calls) = (calls.len(), every_call.len());
+    let post_calls = calls.len();
     drop(calls);
     drop(every_call);
-    // The fake keeps every call and every posted message: let it go (the sampler holds
-    // the last other handle, and the link servers) and read the heap again: what is
-    // left is the bot's, the client's and the samples'.
-    let _ = sampler.await;
-    drop(fake);
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let heap_without_fake = heap_in_use();
-    server.abort();
+    sampler.abort();
+    drop(bot);
 
     let errors = samples.iter().filter(|s| s.status != 200).count();
     let failed = samples.iter().filter(|s| s.status == 0).count();
@@ -358,7 +363,7 @@ async fn main() {
     if !other_calls.is_empty() {
         println!("  other Slack calls: {}", other_calls.join(", "));
     }
-    println!("memory (this whole process: bot, fake Slack, link servers, load generator)");
+    println!("memory (the sourcebot serve process)");
     let mb = |kib: u64| kib as f64 / 1024.0;
     match peak_kib {
         Some(kib) => println!(
@@ -373,19 +378,14 @@ async fn main() {
         println!("{:<24} {:>7.1} MB", "  RSS at the end", mb(kib));
     }
     println!("{:<24} {:>7.1} MB", "  RSS before the load", mb(rss_before));
-    if let (Some(all), Some(bot)) = (heap_at_end, heap_without_fake) {
+    if let Some(kib) = generator_peak_kib {
         println!(
-            "{:<24} {:>7.1} MB  (malloc's bytes in use, whole process)",
-            "  heap at the end",
-            all as f64 / 1_048_576.0
-        );
-        println!(
-            "{:<24} {:>7.1} MB  (the same once the fake Slack, its {fake_calls} recorded calls and the link servers are dropped: the bot's)",
-            "  heap without the fake",
-            bot as f64 / 1_048_576.0
+            "{:<24} {:>7.1} MB  (this process: fake Slack, link servers, load generator)",
+            "  load side peak RSS",
+            mb(kib)
         );
     }
-    println!("timeline (every 5 s: sent / probes / posts stored / RSS)");
+    println!("timeline (every 5 s: sent / probes / posts stored / the bot's RSS)");
     for r in readings.lock().unwrap().iter().step_by(5) {
         println!(
             "  {:>4.0} s  {:>6} sent  {:>6} probes  {:>6} posts  {:>6.1} MB",
@@ -421,38 +421,6 @@ fn now() -> u64 {
         .unwrap_or_default()
 }
 
-/// The bytes malloc has handed out and not had back (glibc's `mallinfo`: small blocks
-/// plus mmapped ones); `None` elsewhere.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn heap_in_use() -> Option<u64> {
-    /// glibc's `struct mallinfo`.
-    #[repr(C)]
-    struct MallInfo {
-        arena: i32,
-        ordblks: i32,
-        smblks: i32,
-        hblks: i32,
-        hblkhd: i32,
-        usmblks: i32,
-        fsmblks: i32,
-        uordblks: i32,
-        fordblks: i32,
-        keepcost: i32,
-    }
-    extern "C" {
-        fn mallinfo() -> MallInfo;
-    }
-    // SAFETY: mallinfo takes no arguments and returns a plain struct by value.
-    let info = unsafe { mallinfo() };
-    let bytes = |n: i32| u64::from(n as u32);
-    Some(bytes(info.uordblks) + bytes(info.hblkhd))
-}
-
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn heap_in_use() -> Option<u64> {
-    None
-}
-
 /// `v0=` + hex(HMAC-SHA256(secret, `v0:{ts}:{body}`)).
 fn sign(secret: &str, timestamp: &str, body: &str) -> String {
     let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("hmac key");
@@ -461,8 +429,29 @@ fn sign(secret: &str, timestamp: &str, body: &str) -> String {
 }
 
 /// A `/proc/self/status` figure in KiB (`VmHWM:` is the peak RSS, `VmRSS:` the RSS).
-fn status_kib(field: &str) -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+fn status_kib(pid: u32, field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with(field))?;
     line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// `sourcebot serve`, killed when the benchmark ends.
+struct Bot(std::process::Child);
+
+impl Drop for Bot {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The `sourcebot` binary beside this example (`target/release/sourcebot`).
+fn bot_binary() -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap_or_default();
+    let dir = exe
+        .parent()
+        .and_then(|examples| examples.parent())
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
+    dir.join("sourcebot")
 }

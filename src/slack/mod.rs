@@ -28,10 +28,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-/// How long a delivery id is remembered: Slack retries for up to 5 minutes.
-pub const DEDUPE_TTL: Duration = Duration::from_secs(600);
-/// Delivery ids remembered at most; past it the oldest go first.
-pub const DEDUPE_MAX: usize = 100_000;
+/// How long a delivery id is remembered at most (at least half of it): Slack's last
+/// retry comes 5 minutes after the first delivery.
+pub const DEDUPE_TTL: Duration = Duration::from_secs(720);
+/// Delivery ids remembered at most (as 64-bit hashes: about 4 MB at the cap).
+pub const DEDUPE_MAX: usize = 200_000;
 /// How long a report waits for its "Share in channel" click (a `response_url` lives
 /// 30 minutes).
 pub const SHARE_TTL: Duration = Duration::from_secs(1800);
@@ -448,49 +449,63 @@ impl InternalChecker for PermalinkChecker {
     }
 }
 
-/// Ids seen recently, bounded: the memory behind deduplication.
+/// Delivery ids seen recently, in two generations: an id is remembered for at least
+/// one generation's span ([`DEDUPE_TTL`] / 2, which covers Slack's last retry after
+/// 5 minutes) and at most two. Ids are kept as 64-bit hashes; each check is O(1) and a
+/// generation ends by dropping the older set whole, so no request ever waits on a
+/// sweep. A generation that fills up ([`DEDUPE_MAX`] / 2 ids) ends early, and the log
+/// says that retries older than its span may then be posted again.
 struct TtlSet {
-    seen: DashMap<String, Instant>,
-    ttl: Duration,
-    max: usize,
+    generations: std::sync::Mutex<Generations>,
+    span: Duration,
+    per_generation: usize,
+}
+
+struct Generations {
+    current: HashSet<u64>,
+    previous: HashSet<u64>,
+    started: Instant,
 }
 
 impl TtlSet {
     fn new(ttl: Duration, max: usize) -> TtlSet {
         TtlSet {
-            seen: DashMap::new(),
-            ttl,
-            max,
+            generations: std::sync::Mutex::new(Generations {
+                current: HashSet::new(),
+                previous: HashSet::new(),
+                started: Instant::now(),
+            }),
+            span: ttl / 2,
+            per_generation: (max / 2).max(1),
         }
     }
 
-    /// True when `id` was not seen within the TTL (and remembers it now).
+    /// True when `id` was not seen recently (and remembers it now).
     fn insert(&self, id: &str) -> bool {
-        let now = Instant::now();
-        if self.seen.len() >= self.max {
-            self.seen.retain(|_, at| now.duration_since(*at) < self.ttl);
-            if self.seen.len() >= self.max {
-                // Every entry is recent: drop the older half rather than grow.
-                let mut ages: Vec<Instant> = self.seen.iter().map(|e| *e.value()).collect();
-                ages.sort_unstable();
-                let cutoff = ages[ages.len() / 2];
-                self.seen.retain(|_, at| *at > cutoff);
+        use std::hash::{BuildHasher, BuildHasherDefault};
+        let hash =
+            BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(id);
+        let Ok(mut generations) = self.generations.lock() else {
+            // A panic elsewhere poisoned the lock: treat every delivery as new rather
+            // than drop them all.
+            return true;
+        };
+        let full = generations.current.len() >= self.per_generation;
+        if full || generations.started.elapsed() >= self.span {
+            if full {
+                tracing::warn!(
+                    ids = self.per_generation,
+                    "delivery ids arrive faster than they can be remembered for 5 minutes: late retries may be posted twice"
+                );
             }
+            let current = std::mem::take(&mut generations.current);
+            generations.previous = current;
+            generations.started = Instant::now();
         }
-        match self.seen.entry(id.to_string()) {
-            dashmap::mapref::entry::Entry::Occupied(mut seen) => {
-                if now.duration_since(*seen.get()) < self.ttl {
-                    false
-                } else {
-                    seen.insert(now);
-                    true
-                }
-            }
-            dashmap::mapref::entry::Entry::Vacant(slot) => {
-                slot.insert(now);
-                true
-            }
+        if generations.previous.contains(&hash) {
+            return false;
         }
+        generations.current.insert(hash)
     }
 }
 
@@ -504,9 +519,14 @@ mod tests {
         assert!(seen.insert("Ev1"));
         assert!(!seen.insert("Ev1"));
         assert!(seen.insert("Ev2"));
-        let short = TtlSet::new(Duration::from_millis(10), 10);
+        // Remembered across one generation change, forgotten after two.
+        let short = TtlSet::new(Duration::from_millis(40), 10);
         assert!(short.insert("Ev1"));
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(Duration::from_millis(25));
+        assert!(!short.insert("Ev1"), "forgotten within the TTL");
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(short.insert("Ev3"));
+        std::thread::sleep(Duration::from_millis(25));
         assert!(short.insert("Ev1"), "remembered past its TTL");
     }
 
@@ -515,7 +535,8 @@ mod tests {
         let seen = TtlSet::new(Duration::from_secs(600), 100);
         for i in 0..10_000 {
             assert!(seen.insert(&format!("Ev{i}")));
-            assert!(seen.seen.len() <= 100);
+            let generations = seen.generations.lock().expect("lock");
+            assert!(generations.current.len() + generations.previous.len() <= 100);
         }
         assert!(!seen.insert("Ev9999"), "the newest was forgotten");
     }
