@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 /// Slack's version dispatcher (`manifest.schema.json` upstream).
 const MAJOR_VERSION: u64 = 1;
 /// Size of the vendored schema as published; a reformatted copy differs.
-const SCHEMA_BYTES: usize = 31_293;
+const SCHEMA_BYTES: usize = 35_681;
 
 const BOT_SCOPES: [&str; 5] = [
     "app_mentions:read",
