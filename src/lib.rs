@@ -26,6 +26,7 @@ pub mod collect;
 pub mod config;
 pub mod model;
 pub mod render;
+pub mod score;
 pub mod slack;
 pub mod verify;
 

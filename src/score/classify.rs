@@ -1,0 +1,292 @@
+//! What kind of claim a sentence makes, and which sources suit it. A claim about a
+//! drug dose wants a medical or official source; a claim about an API wants its
+//! documentation or code; a revenue figure wants the company's own records. The
+//! [`ClaimClassifier`] trait is the seam: [`RuleClassifier`] reads keywords and
+//! patterns now, an embedding classifier can take its place later. [`relevance`] says
+//! how well a source fits a claim's type.
+
+use crate::model::SourceKind;
+use serde::{Deserialize, Serialize};
+
+/// The kind of statement a claim makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimType {
+    /// Figures about people or things: percentages, rates, survey results.
+    Statistics,
+    /// Prices, costs, revenue, salaries.
+    Money,
+    /// Medicine and health.
+    Health,
+    /// Law, regulation, compliance.
+    Law,
+    /// Software: APIs, versions, errors, commands.
+    Code,
+    /// Anything else.
+    General,
+}
+
+/// Decides a claim's type. Implementations must be cheap: every claim of every answer
+/// goes through one.
+pub trait ClaimClassifier: Send + Sync {
+    /// The type of `claim` (a sentence of the answer).
+    fn classify(&self, claim: &str) -> ClaimType;
+}
+
+/// Keywords and patterns, checked in order of how much a wrong source costs: health,
+/// law, money, code, statistics; otherwise general.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RuleClassifier;
+
+const HEALTH: &[&str] = &[
+    "patient",
+    "disease",
+    "dose",
+    "dosage",
+    "vaccine",
+    "symptom",
+    "treatment",
+    "clinical",
+    "cancer",
+    "diabetes",
+    "infection",
+    "therapy",
+    "medication",
+    "drug",
+    "fda",
+    "diagnos*",
+    "mg/",
+    " mg ",
+    "blood pressure",
+    "virus",
+    "pregnan*",
+    "surgery",
+    "mortality",
+];
+const LAW: &[&str] = &[
+    "law",
+    "legal",
+    "court",
+    "statute",
+    "regulation",
+    "gdpr",
+    "hipaa",
+    "compliance",
+    "contract",
+    "liability",
+    "lawsuit",
+    "attorney",
+    "jurisdiction",
+    "licen*",
+    "§",
+    "article ",
+    "directive",
+    "copyright",
+    "patent",
+];
+const MONEY: &[&str] = &[
+    "$",
+    "€",
+    "£",
+    "¥",
+    "usd",
+    "eur",
+    "revenue",
+    "price",
+    "cost",
+    "budget",
+    "salary",
+    "profit",
+    "invoice",
+    "funding",
+    "valuation",
+    "per month",
+    "per year",
+    "pricing",
+    "tax",
+];
+const CODE: &[&str] = &[
+    "api",
+    "function",
+    "library",
+    "compile",
+    "`",
+    "error",
+    "bug",
+    "endpoint",
+    "deploy",
+    "kubernetes",
+    "docker",
+    "python",
+    "rust",
+    "javascript",
+    "typescript",
+    "java ",
+    "sql",
+    "http",
+    "json",
+    "cli",
+    "sdk",
+    "framework",
+    "version ",
+    "release ",
+    "crate",
+    "package",
+];
+const STATISTICS: &[&str] = &[
+    "%",
+    "percent",
+    "per cent",
+    "average",
+    "median",
+    "rate",
+    "survey",
+    "study",
+    "million",
+    "billion",
+    "majority",
+    "proportion",
+    "ratio",
+    "growth",
+    "increase",
+    "decrease",
+];
+
+impl ClaimClassifier for RuleClassifier {
+    fn classify(&self, claim: &str) -> ClaimType {
+        let text = format!(" {} ", claim.to_lowercase());
+        let has = |words: &[&str]| words.iter().any(|w| contains_word(&text, w));
+        if has(HEALTH) {
+            ClaimType::Health
+        } else if has(LAW) {
+            ClaimType::Law
+        } else if has(MONEY) {
+            ClaimType::Money
+        } else if has(CODE) {
+            ClaimType::Code
+        } else if has(STATISTICS) {
+            ClaimType::Statistics
+        } else {
+            ClaimType::General
+        }
+    }
+}
+
+/// Whether `keyword` occurs in `text` (lower-case, padded with spaces): symbols and
+/// multi-word keys anywhere; words as whole words; a key ending in `*` as the start of
+/// a word (`regulat*` matches "regulation" and "regulatory").
+fn contains_word(text: &str, keyword: &str) -> bool {
+    if !keyword.chars().next().is_some_and(char::is_alphanumeric) || keyword.contains(' ') {
+        return text.contains(keyword);
+    }
+    let (stem, whole) = match keyword.strip_suffix('*') {
+        Some(stem) => (stem, false),
+        None => (keyword, true),
+    };
+    text.match_indices(stem).any(|(at, _)| {
+        let before_ok = text[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_alphanumeric());
+        let after_ok = !whole
+            || text[at + stem.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| !c.is_alphanumeric());
+        before_ok && after_ok
+    })
+}
+
+/// How well a source fits a claim of `claim_type`, 0.0–1.0, from the source's kind and
+/// its domain score (0.9 for high-tier domains, 0.5 unknown, lower for low tiers):
+///
+/// | claim type | best sources |
+/// |---|---|
+/// | health, law, statistics | high-tier web (official, scholarly); internal pages fit less (0.6) |
+/// | money | the organisation's own records (Confluence, files 1.0; Slack 0.8) and high-tier web |
+/// | code | documentation and code hosts (high-tier web 1.0), Confluence 0.9, Slack 0.7 |
+/// | general | any source (1.0) |
+///
+/// Web sources below the high tier fit in proportion: unknown domains 0.6, low tiers
+/// 0.3.
+pub fn relevance(claim_type: ClaimType, kind: SourceKind, domain_score: f64) -> f64 {
+    let web = if domain_score >= 0.85 {
+        1.0
+    } else if domain_score >= 0.45 {
+        0.6
+    } else {
+        0.3
+    };
+    match (claim_type, kind) {
+        (ClaimType::General, _) => 1.0,
+        (_, SourceKind::Web) => web,
+        (ClaimType::Money, SourceKind::Confluence | SourceKind::File) => 1.0,
+        (ClaimType::Money, SourceKind::Slack) => 0.8,
+        (ClaimType::Code, SourceKind::Confluence) => 0.9,
+        (ClaimType::Code, _) => 0.7,
+        (ClaimType::Health | ClaimType::Law | ClaimType::Statistics, _) => 0.6,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claims_are_typed_by_their_words() {
+        let rules = RuleClassifier;
+        for (claim, expected) in [
+            (
+                "The recommended dose is 500 mg twice a day.",
+                ClaimType::Health,
+            ),
+            ("Patients with diabetes should avoid it.", ClaimType::Health),
+            ("GDPR requires consent for this processing.", ClaimType::Law),
+            (
+                "The court ruled against the company in 2021.",
+                ClaimType::Law,
+            ),
+            ("Revenue grew to $4.2 million last year.", ClaimType::Money),
+            ("The Pro plan costs €20 per month.", ClaimType::Money),
+            (
+                "Call the `retry` function before the API times out.",
+                ClaimType::Code,
+            ),
+            (
+                "Kubernetes rolls out the new version gradually.",
+                ClaimType::Code,
+            ),
+            ("About 45% of respondents agreed.", ClaimType::Statistics),
+            ("The median wait fell last quarter.", ClaimType::Statistics),
+            ("Paris is the capital of France.", ClaimType::General),
+        ] {
+            assert_eq!(rules.classify(claim), expected, "{claim}");
+        }
+    }
+
+    #[test]
+    fn keywords_match_whole_words_only() {
+        let rules = RuleClassifier;
+        // "rapid" contains "api", "lawn" contains "law": neither counts.
+        assert_eq!(
+            rules.classify("The rapid growth of the lawn."),
+            ClaimType::Statistics
+        );
+        assert_eq!(rules.classify("A rapid fox."), ClaimType::General);
+    }
+
+    #[test]
+    fn relevance_prefers_the_right_sources() {
+        use SourceKind::*;
+        assert_eq!(relevance(ClaimType::General, Slack, 0.0), 1.0);
+        assert_eq!(relevance(ClaimType::Health, Web, 0.9), 1.0);
+        assert_eq!(relevance(ClaimType::Health, Web, 0.5), 0.6);
+        assert_eq!(relevance(ClaimType::Health, Web, 0.2), 0.3);
+        assert_eq!(relevance(ClaimType::Health, Confluence, 0.0), 0.6);
+        assert_eq!(relevance(ClaimType::Money, Confluence, 0.0), 1.0);
+        assert_eq!(relevance(ClaimType::Money, Slack, 0.0), 0.8);
+        assert_eq!(relevance(ClaimType::Code, Confluence, 0.0), 0.9);
+        assert_eq!(relevance(ClaimType::Code, Web, 0.9), 1.0);
+        assert!(relevance(ClaimType::Law, Web, 0.9) > relevance(ClaimType::Law, Web, 0.2));
+    }
+}
