@@ -36,23 +36,26 @@ use model::{Answer, Report, SourceGroup, SourceKind, VerdictCounts, Verification
 /// What reports say while links are not probed.
 pub const NOT_VERIFIED_NOTE: &str = "Links were not checked.";
 
-/// Collects the sources of `answer` and builds its report. No link is probed: every
-/// source's verdict is "not checked", and the report says so.
+/// Collects the sources of `answer`, builds its report and scores it. No link is
+/// probed: every source's verdict is "not checked", and the report says so.
 pub fn check(answer: &Answer, options: &CollectOptions) -> Report {
-    build_report(answer, collect::collect(answer, options))
+    let mut report = build_report(answer, collect::collect(answer, options));
+    score::Scorer::default().score_report(&mut report);
+    report
 }
 
-/// Collects the sources of `answer`, then checks its external links with `verifier`
-/// (see [`verify::Verifier::verify_report`]). `progress`, if given, counts the links
-/// as they are checked.
+/// Collects the sources of `answer`, checks its external links with `verifier` (see
+/// [`verify::Verifier::verify_report`]), then scores it with the verdicts. `progress`,
+/// if given, counts the links as they are checked.
 pub async fn check_and_verify(
     answer: &Answer,
     options: &CollectOptions,
     verifier: &verify::Verifier,
     progress: Option<&verify::Progress>,
 ) -> Report {
-    let mut report = check(answer, options);
+    let mut report = build_report(answer, collect::collect(answer, options));
     verifier.verify_report(&mut report, progress).await;
+    score::Scorer::default().score_report(&mut report);
     report
 }
 
@@ -98,5 +101,6 @@ pub fn build_report(answer: &Answer, collected: Collected) -> Report {
             counts,
         },
         warnings,
+        confidence: None,
     }
 }

@@ -368,6 +368,9 @@ pub struct Source {
     pub agent_confidence: Option<f64>,
     /// What checking it found.
     pub verdict: Verdict,
+    /// How far it can be trusted, and why (computed by [`crate::score`]).
+    #[serde(default)]
+    pub credibility: Option<crate::score::confidence::SourceCredibility>,
 }
 
 /// What makes a sentence a claim that wants a source.
@@ -399,6 +402,9 @@ pub struct Claim {
     pub cites: Vec<usize>,
     /// Why a reader would expect a source for it (empty when nothing in it asks for one).
     pub signals: Vec<ClaimSignal>,
+    /// What kind of statement it makes (computed by [`crate::score`]).
+    #[serde(default)]
+    pub claim_type: Option<crate::score::classify::ClaimType>,
 }
 
 impl Claim {
@@ -589,6 +595,9 @@ pub struct Report {
     pub verification: Verification,
     /// Things people should know about the input (limits hit, unusable links).
     pub warnings: Vec<String>,
+    /// How far the answer can be trusted (computed by [`crate::score`]).
+    #[serde(default)]
+    pub confidence: Option<crate::score::confidence::AnswerConfidence>,
 }
 
 impl Report {

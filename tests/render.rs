@@ -52,6 +52,7 @@ impl Builder {
             position: None,
             agent_confidence: None,
             verdict: Verdict::not_checked("verification not run"),
+            credibility: None,
         });
         self
     }
@@ -74,6 +75,7 @@ impl Builder {
             span: Span::new(0, text.len()),
             cites,
             signals: vec![ClaimSignal::Number],
+            claim_type: None,
         });
         self
     }
@@ -85,6 +87,7 @@ impl Builder {
             span: Span::new(0, text.len()),
             cites: vec![],
             signals: vec![],
+            claim_type: None,
         });
         self
     }
@@ -164,6 +167,7 @@ impl Builder {
                 ..Default::default()
             },
             warnings: self.warnings,
+            confidence: None,
         }
     }
 }
@@ -1275,4 +1279,53 @@ fn json_round_trips() {
         serde_json::from_str::<Report>(&render::json(&empty)).unwrap(),
         empty
     );
+}
+
+#[test]
+fn scored_reports_show_the_confidence_line_and_low_credibility() {
+    use sourcebot::model::Answer;
+    let answer = Answer::from_text(
+        "Revenue grew 45% in 2023 [1]. Users love it [2]. Costs fell by half.\n\n\
+         [1] https://www.sec.gov/report - Annual report\n\
+         [2] https://www.reddit.com/r/x/comments/1 - A thread",
+    );
+    let report = sourcebot::check(&answer, &sourcebot::collect::CollectOptions::default());
+    let confidence = report.confidence.as_ref().expect("scored");
+    assert_eq!(confidence.sources, 2);
+    assert_eq!(confidence.domains, 2);
+    let mrkdwn = render::mrkdwn(&report, &opts());
+    let second = mrkdwn.lines().nth(1).unwrap_or_default();
+    assert!(
+        second.starts_with(&format!(
+            "Confidence {:.2} ({}) · 2 sources from 2 domains · ",
+            confidence.value, confidence.label
+        )),
+        "{mrkdwn}"
+    );
+    assert!(second.ends_with("claims cite nothing"), "{second}");
+    // The forum thread is below the low-credibility mark; the filing is not.
+    assert!(
+        mrkdwn.contains("A thread> · not checked · low credibility"),
+        "{mrkdwn}"
+    );
+    assert!(
+        !mrkdwn.contains("Annual report> · not checked · low credibility"),
+        "{mrkdwn}"
+    );
+    let text = render::text(&report, &opts());
+    assert!(
+        text.lines()
+            .nth(1)
+            .unwrap_or_default()
+            .starts_with("Confidence "),
+        "{text}"
+    );
+    assert!(
+        text.contains("A thread  [not checked · low credibility]"),
+        "{text}"
+    );
+    let blocks = render::blocks(&report, &opts());
+    assert!(serde_json::to_string(&blocks.blocks)
+        .unwrap_or_default()
+        .contains("Confidence "));
 }

@@ -123,6 +123,7 @@ fn source() -> impl Strategy<Value = Source> {
                     class,
                     ..Verdict::not_checked("test")
                 },
+                credibility: None,
             },
         )
 }
@@ -137,6 +138,7 @@ fn claim() -> impl Strategy<Value = Claim> {
         } else {
             vec![]
         },
+        claim_type: None,
     })
 }
 
@@ -182,6 +184,7 @@ fn report() -> impl Strategy<Value = Report> {
                     ..Default::default()
                 },
                 warnings,
+                confidence: None,
             }
         })
 }

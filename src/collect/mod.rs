@@ -528,6 +528,7 @@ impl<'o, 'a> Builder<'o, 'a> {
             position: None,
             agent_confidence: None,
             verdict,
+            credibility: None,
         });
         self.provisional_title.push(provisional);
         self.sources.len() - 1
@@ -772,6 +773,7 @@ fn claim_at(text: &str, span: Span, opaque: &[Span], citation_targets: &[(Span, 
         span,
         cites,
         signals,
+        claim_type: None,
     }
 }
 

@@ -172,6 +172,29 @@ pub(crate) fn verdict_summary(report: &Report) -> String {
     }
 }
 
+/// `Confidence 0.78 (medium) · 6 sources from 5 domains · 2 of 9 claims cite nothing`,
+/// when the report was scored.
+pub(crate) fn confidence_line(report: &Report) -> Option<String> {
+    let confidence = report.confidence.as_ref()?;
+    let sources = plural(confidence.sources, "source", "sources");
+    let domains = plural(confidence.domains, "domain", "domains");
+    let claims = claims_total(report);
+    let uncited = uncited_total(report, uncited(report).len());
+    Some(format!(
+        "Confidence {:.2} ({}) · {sources} from {domains} · {uncited} of {claims} claims cite nothing",
+        confidence.value, confidence.label
+    ))
+}
+
+/// Whether a source is shown as "low credibility": it has a link and its credibility
+/// is below [`crate::score::LOW_CREDIBILITY`].
+pub(crate) fn low_credibility(source: &Source) -> bool {
+    source
+        .credibility
+        .as_ref()
+        .is_some_and(|c| c.base_from != "no_url" && c.value < crate::score::LOW_CREDIBILITY)
+}
+
 /// `"1 source"`, `"2 sources"`.
 pub(crate) fn plural(n: usize, singular: &str, plural: &str) -> String {
     if n == 1 {

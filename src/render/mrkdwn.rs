@@ -18,8 +18,9 @@
 
 use super::escape::{clean_text, cut_chars, escape_text, is_http_url, link};
 use super::{
-    cleaned_warnings, dangling_list, excerpt, kind_sections, plural, shown_class, source_count,
-    uncited, uncited_total, verdict_summary, RenderOptions, MAX_NOTES_SHOWN,
+    cleaned_warnings, confidence_line, dangling_list, excerpt, kind_sections, low_credibility,
+    plural, shown_class, source_count, uncited, uncited_total, verdict_summary, RenderOptions,
+    MAX_NOTES_SHOWN,
 };
 use crate::model::{Report, Source, SourceKind, VerdictClass};
 
@@ -55,7 +56,11 @@ pub fn mrkdwn(report: &Report, opts: &RenderOptions) -> String {
 /// `*Sources* · 7 sources · links not checked`.
 pub(crate) fn header_line(report: &Report) -> String {
     let count = plural(source_count(report), "source", "sources");
-    format!("*Sources* · {count} · {}", verdict_summary(report))
+    let header = format!("*Sources* · {count} · {}", verdict_summary(report));
+    match confidence_line(report) {
+        Some(confidence) => format!("{header}\n{confidence}"),
+        None => header,
+    }
 }
 
 /// `_Slack:_`, `_Files:_`…
@@ -76,6 +81,9 @@ fn line_suffix(report: &Report, source: &Source) -> String {
     if class != VerdictClass::Verified {
         suffix.push_str(" · ");
         suffix.push_str(class.label());
+    }
+    if low_credibility(source) {
+        suffix.push_str(" · low credibility");
     }
     if source.references > 1 {
         suffix.push_str(&format!(" (×{})", source.references));

@@ -18,9 +18,9 @@
 
 use super::escape::{clean_text, cut_chars};
 use super::{
-    claims_total, cleaned_warnings, dangling_list, excerpt, kind_sections, shown_class,
-    source_count, uncited, uncited_total, verdict_summary, KindSection, RenderOptions,
-    MAX_NOTES_SHOWN,
+    claims_total, cleaned_warnings, confidence_line, dangling_list, excerpt, kind_sections,
+    low_credibility, shown_class, source_count, uncited, uncited_total, verdict_summary,
+    KindSection, RenderOptions, MAX_NOTES_SHOWN,
 };
 use crate::model::{Report, Source, VerdictClass};
 
@@ -31,6 +31,7 @@ pub fn text(report: &Report, opts: &RenderOptions) -> String {
         source_count(report),
         verdict_summary(report)
     )];
+    lines.extend(confidence_line(report));
     let sections = kind_sections(report, opts);
     if sections.is_empty() {
         lines.push("No sources were cited.".to_string());
@@ -73,15 +74,20 @@ fn verdict_words(report: &Report, source: &Source) -> String {
         .as_deref()
         .map(clean_text)
         .filter(|r| !r.is_empty());
+    let low = if low_credibility(source) {
+        " · low credibility"
+    } else {
+        ""
+    };
     match reason {
         Some(reason) if report.verification.performed && class != VerdictClass::Verified => {
             format!(
-                "[{}: {}]",
+                "[{}: {}{low}]",
                 class.label(),
                 cut_chars(&reason, REASON_MAX_CHARS)
             )
         }
-        _ => format!("[{}]", class.label()),
+        _ => format!("[{}{low}]", class.label()),
     }
 }
 

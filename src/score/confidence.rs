@@ -266,6 +266,7 @@ mod tests {
                 class,
                 ..Verdict::not_checked("")
             },
+            credibility: None,
         }
     }
 
