@@ -121,12 +121,17 @@ async fn text_output_marks_every_verdict_and_counts_them() {
         ),
         "{text}"
     );
+    let confidence = text.lines().nth(1).unwrap_or_default();
+    assert!(
+        confidence.starts_with("Confidence ") && confidence.contains("· 6 sources from "),
+        "{confidence}"
+    );
     for line in [
         "✓ Freeze policy  [verified]",
-        "⚠ Old runbook  [broken: HTTP 404]",
+        "⚠ Old runbook  [broken: HTTP 404 · low credibility]",
         "🔒 Vendor docs  [restricted: HTTP 403: the page refuses robots]",
-        "⚠ Status  [server error: HTTP 503]",
-        "⊘ the wiki  [invalid: not a valid http or https link]",
+        "⚠ Status  [server error: HTTP 503 · low credibility]",
+        "⊘ the wiki  [invalid: not a valid http or https link · low credibility]",
         "– the thread  [not checked: internal slack link: no checker for it yet]",
     ] {
         assert!(text.contains(line), "missing {line:?} in\n{text}");
