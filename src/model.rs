@@ -405,6 +405,10 @@ pub struct Claim {
     /// What kind of statement it makes (computed by [`crate::score`]).
     #[serde(default)]
     pub claim_type: Option<crate::score::classify::ClaimType>,
+    /// How well the sources it cites suit its type, 0–1 (the mean of
+    /// [`crate::score::classify::relevance`] over them; `None` when it cites nothing).
+    #[serde(default)]
+    pub relevance: Option<f64>,
 }
 
 impl Claim {

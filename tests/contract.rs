@@ -44,6 +44,7 @@ fn report_field_names_are_stable() {
         ".claims",
         ".claims[].cites",
         ".claims[].claim_type",
+        ".claims[].relevance",
         ".claims[].signals",
         ".claims[].span",
         ".claims[].span.end",

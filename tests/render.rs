@@ -76,6 +76,7 @@ impl Builder {
             cites,
             signals: vec![ClaimSignal::Number],
             claim_type: None,
+            relevance: None,
         });
         self
     }
@@ -88,6 +89,7 @@ impl Builder {
             cites: vec![],
             signals: vec![],
             claim_type: None,
+            relevance: None,
         });
         self
     }

@@ -139,6 +139,7 @@ fn claim() -> impl Strategy<Value = Claim> {
             vec![]
         },
         claim_type: None,
+        relevance: None,
     })
 }
 

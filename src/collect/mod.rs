@@ -774,6 +774,7 @@ fn claim_at(text: &str, span: Span, opaque: &[Span], citation_targets: &[(Span, 
         cites,
         signals,
         claim_type: None,
+        relevance: None,
     }
 }
 

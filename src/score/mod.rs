@@ -57,8 +57,24 @@ impl Scorer {
                 ));
             }
         }
+        let fit: std::collections::HashMap<usize, (crate::model::SourceKind, f64)> = report
+            .sources()
+            .map(|s| {
+                let url = s.canonical_url.as_deref().or(s.url.as_deref());
+                (s.id, (s.kind, url.map_or(0.0, domain_score)))
+            })
+            .collect();
         for claim in &mut report.claims {
-            claim.claim_type = Some(self.classifier.classify(&claim.text));
+            let claim_type = self.classifier.classify(&claim.text);
+            claim.claim_type = Some(claim_type);
+            let fits: Vec<f64> = claim
+                .cites
+                .iter()
+                .filter_map(|id| fit.get(id))
+                .map(|(kind, score)| classify::relevance(claim_type, *kind, *score))
+                .collect();
+            claim.relevance =
+                (!fits.is_empty()).then(|| fits.iter().sum::<f64>() / fits.len() as f64);
         }
         let scored: Vec<(&crate::model::Source, f64)> = report
             .sources()
@@ -77,5 +93,57 @@ impl Scorer {
             &self.weights,
         );
         report.confidence = Some(confidence);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::collect::CollectOptions;
+    use crate::model::Answer;
+    use crate::score::classify::ClaimType;
+
+    #[test]
+    fn a_checked_report_is_scored_throughout() {
+        let answer = Answer::from_text(
+            "The recommended dose is 500 mg [1]. Our revenue grew by 45% last year [2]. Paris is in France.\n\n\
+             [1] https://www.nih.gov/dose - NIH\n\
+             [2] https://www.reddit.com/r/x - A thread",
+        );
+        let report = crate::check(&answer, &CollectOptions::default());
+        let health = report
+            .claims
+            .iter()
+            .find(|c| c.text.contains("dose"))
+            .expect("dose claim");
+        assert_eq!(health.claim_type, Some(ClaimType::Health));
+        assert_eq!(
+            health.relevance,
+            Some(1.0),
+            "a .gov source suits a health claim"
+        );
+        let money = report
+            .claims
+            .iter()
+            .find(|c| c.text.contains("revenue"))
+            .expect("revenue claim");
+        assert_eq!(money.claim_type, Some(ClaimType::Money));
+        assert_eq!(money.relevance, Some(0.3), "a forum thread suits it poorly");
+        let uncited = report
+            .claims
+            .iter()
+            .find(|c| c.text.contains("Paris"))
+            .expect("paris claim");
+        assert_eq!(uncited.relevance, None);
+        for source in report.sources() {
+            assert!(
+                source.credibility.is_some(),
+                "{} was not scored",
+                source.title
+            );
+        }
+        let confidence = report.confidence.expect("confidence");
+        assert_eq!((confidence.sources, confidence.domains), (2, 2));
+        // 0.6 × mean(0.9, 0.35) + 0.4 × 1.0
+        assert!((confidence.value - (0.6 * (0.9 + 0.35) / 2.0 + 0.4)).abs() < 1e-9);
     }
 }
