@@ -25,9 +25,7 @@
 #[path = "../tests/support/mod.rs"]
 mod support;
 
-use hmac::{Hmac, Mac};
 use serde_json::json;
-use sha2::Sha256;
 use std::collections::HashSet;
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::{Arc, Mutex};
@@ -421,11 +419,9 @@ fn now() -> u64 {
         .unwrap_or_default()
 }
 
-/// `v0=` + hex(HMAC-SHA256(secret, `v0:{ts}:{body}`)).
+/// Signs like Slack (see `support::slack::sign_request`).
 fn sign(secret: &str, timestamp: &str, body: &str) -> String {
-    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("hmac key");
-    mac.update(format!("v0:{timestamp}:{body}").as_bytes());
-    format!("v0={}", hex::encode(mac.finalize().into_bytes()))
+    support::slack::sign_request(secret, timestamp, body)
 }
 
 /// A `/proc/self/status` figure in KiB (`VmHWM:` is the peak RSS, `VmRSS:` the RSS).

@@ -6,9 +6,7 @@
 
 mod support;
 
-use hmac::{Hmac, Mac};
 use serde_json::{json, Value};
-use sha2::Sha256;
 use sourcebot::config::Config;
 use sourcebot::slack::{self, Bot, SlackSettings, Transport};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -90,11 +88,9 @@ fn now() -> u64 {
         .unwrap_or_default()
 }
 
-/// `v0=` + hex(HMAC-SHA256(secret, `v0:{ts}:{body}`)).
+/// Signs like Slack (see `support::slack::sign_request`).
 fn sign(secret: &str, timestamp: &str, body: &str) -> String {
-    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("hmac key");
-    mac.update(format!("v0:{timestamp}:{body}").as_bytes());
-    format!("v0={}", hex::encode(mac.finalize().into_bytes()))
+    support::slack::sign_request(secret, timestamp, body)
 }
 
 impl Harness {

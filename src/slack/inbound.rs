@@ -185,13 +185,7 @@ fn watched_job(
         return None;
     }
     let channel = message.origin.channel.as_ref()?.0.clone();
-    let ts = message.origin.ts.0.clone();
-    let thread_ts = message
-        .origin
-        .thread_ts
-        .as_ref()
-        .map(|t| t.0.clone())
-        .unwrap_or(ts);
+    let thread_ts = thread_of(&message.origin);
     Some(Job::Check {
         subject: Subject::Text(text),
         reply: Reply::Thread {
@@ -236,13 +230,7 @@ pub fn interaction_job(interaction: &SlackInteractionEvent) -> Option<Job> {
         {
             let channel = action.channel.as_ref()?.id.0.clone();
             let message = action.message.as_ref()?;
-            let ts = message.origin.ts.0.clone();
-            let thread_ts = message
-                .origin
-                .thread_ts
-                .as_ref()
-                .map(|t| t.0.clone())
-                .unwrap_or(ts);
+            let thread_ts = thread_of(&message.origin);
             let reply = Reply::Thread {
                 channel,
                 thread_ts,
@@ -287,6 +275,16 @@ pub fn without_mention(text: &str, identity: &BotIdentity) -> String {
         rest.replace_range(start..end, " ");
     }
     rest.trim().to_string()
+}
+
+/// The thread a reply to this message belongs in: its own thread if it is a reply, else
+/// a new thread under it.
+fn thread_of(origin: &SlackMessageOrigin) -> String {
+    origin
+        .thread_ts
+        .as_ref()
+        .map(|t| t.0.clone())
+        .unwrap_or_else(|| origin.ts.0.clone())
 }
 
 /// A permalink alone is a message to fetch; anything else is text to check.
