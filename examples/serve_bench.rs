@@ -29,8 +29,8 @@ use serde_json::json;
 use std::collections::HashSet;
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-use support::slack::{app_mention_event, FakeSlack, BOT_USER_ID};
+use std::time::{Duration, Instant};
+use support::slack::{app_mention_event, sign_request, unix_now, FakeSlack, BOT_USER_ID};
 use support::{HostileServer, Route};
 
 const SECRET: &str = "8f742231b10e8888abcd99yyyzzz85a5";
@@ -191,12 +191,12 @@ async fn main() {
         .to_string();
         let (http, url, sent) = (http.clone(), url.clone(), sent.clone());
         requests.push(tokio::spawn(async move {
-            let timestamp = now().to_string();
+            let timestamp = unix_now().to_string();
             let request = http
                 .post(url)
                 .header("content-type", "application/json")
                 .header("x-slack-request-timestamp", &timestamp)
-                .header("x-slack-signature", sign(SECRET, &timestamp, &body))
+                .header("x-slack-signature", sign_request(SECRET, &timestamp, &body))
                 .body(body);
             let lag = tokio::time::Instant::now().saturating_duration_since(due);
             sent.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -410,18 +410,6 @@ fn stored_posts(fake: &FakeSlack) -> usize {
     (0..CHANNELS)
         .map(|c| fake.messages(&format!("C{c}")).len())
         .sum()
-}
-
-fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or_default()
-}
-
-/// Signs like Slack (see `support::slack::sign_request`).
-fn sign(secret: &str, timestamp: &str, body: &str) -> String {
-    support::slack::sign_request(secret, timestamp, body)
 }
 
 /// A `/proc/self/status` figure in KiB (`VmHWM:` is the peak RSS, `VmRSS:` the RSS).

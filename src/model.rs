@@ -373,6 +373,13 @@ pub struct Source {
     pub credibility: Option<crate::score::confidence::SourceCredibility>,
 }
 
+impl Source {
+    /// The link to show and judge: the canonical URL, else the link as written.
+    pub fn link(&self) -> Option<&str> {
+        self.canonical_url.as_deref().or(self.url.as_deref())
+    }
+}
+
 /// What makes a sentence a claim that wants a source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

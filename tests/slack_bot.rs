@@ -11,8 +11,10 @@ use sourcebot::config::Config;
 use sourcebot::slack::{self, Bot, SlackSettings, Transport};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-use support::slack::{app_mention_event, Access, Failure, FakeSlack, Message, BOT_USER_ID};
+use std::time::{Duration, Instant};
+use support::slack::{
+    app_mention_event, sign_request, unix_now, Access, Failure, FakeSlack, Message, BOT_USER_ID,
+};
 use support::{Action, HostileServer, Route};
 
 const SECRET: &str = "8f742231b10e8888abcd99yyyzzz85a5";
@@ -81,18 +83,6 @@ async fn harness_with(adjust: impl FnOnce(&mut SlackSettings)) -> Harness {
     }
 }
 
-fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or_default()
-}
-
-/// Signs like Slack (see `support::slack::sign_request`).
-fn sign(secret: &str, timestamp: &str, body: &str) -> String {
-    support::slack::sign_request(secret, timestamp, body)
-}
-
 impl Harness {
     fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
@@ -114,7 +104,7 @@ impl Harness {
             .post(self.url(path))
             .header("content-type", content_type)
             .header("x-slack-request-timestamp", &timestamp)
-            .header("x-slack-signature", sign(secret, &timestamp, body))
+            .header("x-slack-signature", sign_request(secret, &timestamp, body))
             .body(body.to_string());
         for (name, value) in extra {
             request = request.header(*name, *value);
@@ -124,6 +114,12 @@ impl Harness {
         let status = response.status().as_u16();
         let text = response.text().await.unwrap_or_default();
         (status, text, started.elapsed())
+    }
+
+    /// POSTs a JSON `body` to `path`, signed now with the right secret.
+    async fn post_json(&self, path: &str, body: &str) -> (u16, String, Duration) {
+        self.post_signed(path, body, "application/json", SECRET, unix_now(), &[])
+            .await
     }
 
     async fn event(
@@ -143,7 +139,7 @@ impl Harness {
             &body,
             "application/json",
             SECRET,
-            now(),
+            unix_now(),
             extra,
         )
         .await
@@ -169,7 +165,7 @@ impl Harness {
             &body,
             "application/x-www-form-urlencoded",
             SECRET,
-            now(),
+            unix_now(),
             &[],
         )
         .await
@@ -182,7 +178,7 @@ impl Harness {
             &body,
             "application/x-www-form-urlencoded",
             SECRET,
-            now(),
+            unix_now(),
             &[],
         )
         .await
@@ -219,16 +215,7 @@ fn posted_text(call: &support::slack::Call) -> String {
 async fn url_verification_is_answered() {
     let h = harness().await;
     let body = json!({"token": "x", "challenge": "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P", "type": "url_verification"}).to_string();
-    let (status, text, _) = h
-        .post_signed(
-            "/slack/events",
-            &body,
-            "application/json",
-            SECRET,
-            now(),
-            &[],
-        )
-        .await;
+    let (status, text, _) = h.post_json("/slack/events", &body).await;
     assert_eq!(status, 200);
     let answer: Value = serde_json::from_str(&text).expect("json");
     assert_eq!(
@@ -249,7 +236,7 @@ fn slacks_documented_signature_vector_matches() {
     let body = "token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&team_domain=testteamnow&channel_id=G8PSS9T3V&channel_name=foobar&user_id=U2CERLKJA&user_name=roadrunner&command=%2Fwebhook-collect&text=&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1DC2JH3J%2F397700885554%2F96rGlfmibIGlgcZRskXaIFfN&trigger_id=398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c";
     let expected = "v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503";
     assert_eq!(
-        sign(SECRET, "1531420618", body),
+        sign_request(SECRET, "1531420618", body),
         expected,
         "the test's own signer"
     );
@@ -270,9 +257,9 @@ fn slacks_documented_signature_vector_matches() {
 async fn bad_signatures_are_refused() {
     let h = harness().await;
     let body = json!({"type": "url_verification", "challenge": "c"}).to_string();
-    let ts = now();
+    let ts = unix_now();
     // Tampered body: signed one thing, sent another.
-    let signature = sign(SECRET, &ts.to_string(), &body);
+    let signature = sign_request(SECRET, &ts.to_string(), &body);
     let tampered = h
         .http
         .post(h.url("/slack/events"))
@@ -321,16 +308,7 @@ async fn bad_signatures_are_refused() {
 async fn oversized_bodies_are_refused_before_the_signature_check() {
     let h = harness_with(|s| s.max_body_bytes = 4096).await;
     let body = "x".repeat(10_000);
-    let (status, ..) = h
-        .post_signed(
-            "/slack/events",
-            &body,
-            "application/json",
-            SECRET,
-            now(),
-            &[],
-        )
-        .await;
+    let (status, ..) = h.post_json("/slack/events", &body).await;
     assert_eq!(status, 413);
 }
 

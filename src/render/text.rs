@@ -107,7 +107,7 @@ fn source_lines(report: &Report, source: &Source) -> Vec<String> {
     let mark = shown_class(report, source).mark();
     let words = verdict_words(report, source);
     let mut lines = vec![format!("  {}. {mark} {title}  {words}", source.id)];
-    let url = source.canonical_url.as_deref().or(source.url.as_deref());
+    let url = source.link();
     let url = url.map(clean_text).unwrap_or_default();
     if !url.is_empty() {
         lines.push(format!("     {url}"));

@@ -122,7 +122,7 @@ pub fn source_credibility(
     registry: &ReliabilityRegistry,
     weights: &ScoringWeights,
 ) -> SourceCredibility {
-    let url = source.canonical_url.as_deref().or(source.url.as_deref());
+    let url = source.link();
     let agent_confidence = source.agent_confidence.map(clamp);
     let Some(url) = url else {
         return SourceCredibility {
@@ -226,7 +226,7 @@ pub fn answer_confidence(
     let mean = sources.iter().map(|(_, c)| c).sum::<f64>() / sources.len() as f64;
     let domains: HashSet<String> = sources
         .iter()
-        .filter_map(|(s, _)| s.canonical_url.as_deref().or(s.url.as_deref()))
+        .filter_map(|(s, _)| s.link())
         .filter_map(registrable_domain)
         .collect();
     let diversity = (domains.len() as f64 / sources.len() as f64).min(1.0);

@@ -60,7 +60,7 @@ impl Scorer {
         let fit: std::collections::HashMap<usize, (crate::model::SourceKind, f64)> = report
             .sources()
             .map(|s| {
-                let url = s.canonical_url.as_deref().or(s.url.as_deref());
+                let url = s.link();
                 (s.id, (s.kind, url.map_or(0.0, domain_score)))
             })
             .collect();

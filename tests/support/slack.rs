@@ -1544,3 +1544,12 @@ pub fn sign_request(secret: &str, timestamp: &str, body: &str) -> String {
     mac.update(format!("v0:{timestamp}:{body}").as_bytes());
     format!("v0={}", hex::encode(mac.finalize().into_bytes()))
 }
+
+/// Seconds since the Unix epoch: the `X-Slack-Request-Timestamp` of a request signed
+/// now.
+pub fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or_default()
+}
