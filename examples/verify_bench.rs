@@ -68,7 +68,14 @@ async fn main() {
     let options = CollectOptions::default();
 
     let started = Instant::now();
-    let first = sourcebot::check_and_verify(&answer, &options, &verifier, None).await;
+    let first = sourcebot::check_and_verify(
+        &answer,
+        &options,
+        &verifier,
+        &sourcebot::score::Scorer::default(),
+        None,
+    )
+    .await;
     let first_wall = started.elapsed();
     let counts = &first.verification.counts;
     let requests: usize = servers.iter().map(HostileServer::requests).sum();

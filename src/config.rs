@@ -8,7 +8,10 @@ use crate::collect::kind::KindRules;
 use crate::collect::CollectOptions;
 use crate::model::SourceKind;
 use crate::render::RenderOptions;
+use crate::score::domain::DomainTiers;
+use crate::score::ScoreSettings;
 use crate::verify::VerifySettings;
+use std::sync::Arc;
 use std::time::Duration;
 use thiserror::Error;
 
@@ -25,7 +28,7 @@ pub struct ConfigError {
 }
 
 /// Everything the pipeline can be told through the environment.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Config {
     /// Collector settings.
     pub collect: CollectOptions,
@@ -35,6 +38,8 @@ pub struct Config {
     pub max_input_bytes: usize,
     /// Link checking.
     pub verify: VerifySettings,
+    /// Credibility and confidence.
+    pub score: ScoreSettings,
 }
 
 impl Default for Config {
@@ -44,6 +49,7 @@ impl Default for Config {
             render: RenderOptions::default(),
             max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
             verify: VerifySettings::default(),
+            score: ScoreSettings::default(),
         }
     }
 }
@@ -77,6 +83,16 @@ pub const VERIFY_CACHE_MAX: &str = "SOURCEBOT_VERIFY_CACHE_MAX";
 /// `SOURCEBOT_VERIFY_ALLOW_PRIVATE`: `1` lets probes reach private and loopback
 /// addresses. For tests only: unsafe in production.
 pub const VERIFY_ALLOW_PRIVATE: &str = "SOURCEBOT_VERIFY_ALLOW_PRIVATE";
+
+/// `SOURCEBOT_SOURCE_RELIABILITY`: reliability per source kind and per agent name,
+/// `confluence=0.85,slack=0.7,my_search_agent=0.9`.
+pub const SOURCE_RELIABILITY: &str = "SOURCEBOT_SOURCE_RELIABILITY";
+/// `SOURCEBOT_SCORING_WEIGHTS`: the formulas' weights,
+/// `credibility=0.6,diversity=0.4,agent=0.4,verified_bonus=0.05,failure_penalty=0.3`.
+pub const SCORING_WEIGHTS: &str = "SOURCEBOT_SCORING_WEIGHTS";
+/// `SOURCEBOT_DOMAIN_TIERS`: a file of domain tiers (the format of the shipped
+/// `domain_tiers.txt`) that extends and overrides the shipped list.
+pub const DOMAIN_TIERS: &str = "SOURCEBOT_DOMAIN_TIERS";
 
 /// The longest probe timeout accepted: a check that waits longer is no longer a check.
 pub const MAX_VERIFY_TIMEOUT: Duration = Duration::from_secs(60);
@@ -119,6 +135,7 @@ impl Config {
             config.render.kind_order = kind_order(name, &value)?;
         }
         read_verify(&get, &mut config.verify)?;
+        read_score(&get, &mut config.score)?;
         Ok(config)
     }
 }
@@ -150,6 +167,102 @@ fn read_verify(
         verify.allow_private = flag(name, &value)?;
     }
     Ok(())
+}
+
+fn read_score(
+    get: &impl Fn(&'static str) -> Option<(&'static str, String)>,
+    score: &mut ScoreSettings,
+) -> Result<(), ConfigError> {
+    if let Some((name, value)) = get(SOURCE_RELIABILITY) {
+        for (key, reliability) in pairs(name, &value, "kind-or-agent=0.85")? {
+            match SourceKind::ALL.into_iter().find(|k| k.as_str() == key) {
+                Some(kind) => {
+                    score.registry.kinds.insert(kind, reliability);
+                }
+                None => {
+                    score.registry.names.insert(key, reliability);
+                }
+            }
+        }
+    }
+    if let Some((name, value)) = get(SCORING_WEIGHTS) {
+        let weights = &mut score.weights;
+        for (key, weight) in pairs(name, &value, "credibility=0.6")? {
+            let slot = match key.as_str() {
+                "credibility" => &mut weights.credibility,
+                "diversity" => &mut weights.diversity,
+                "agent" => &mut weights.agent,
+                "verified_bonus" => &mut weights.verified_bonus,
+                "failure_penalty" => &mut weights.failure_penalty,
+                _ => {
+                    return Err(ConfigError {
+                        name,
+                        value: value.clone(),
+                        expected: format!(
+                            "unknown weight {key:?}; the weights are credibility, diversity, \
+                             agent, verified_bonus and failure_penalty"
+                        ),
+                    })
+                }
+            };
+            *slot = weight;
+        }
+        if !weights.is_normalised() {
+            return Err(ConfigError {
+                name,
+                value,
+                expected: format!(
+                    "credibility and diversity must sum to 1.0 (they sum to {})",
+                    weights.credibility + weights.diversity
+                ),
+            });
+        }
+    }
+    if let Some((name, value)) = get(DOMAIN_TIERS) {
+        let failed = |expected: String| ConfigError {
+            name,
+            value: value.clone(),
+            expected,
+        };
+        let text = std::fs::read_to_string(value.trim())
+            .map_err(|e| failed(format!("expected a readable tier list file: {e}")))?;
+        let extra = DomainTiers::parse(&text).map_err(|e| failed(e.to_string()))?;
+        score.tiers = Arc::new(score.tiers.extended_with(&extra));
+    }
+    Ok(())
+}
+
+/// `key=0.5,other=1` → [(key, 0.5), (other, 1.0)]: keys lower-cased, values in 0–1.
+fn pairs(
+    name: &'static str,
+    value: &str,
+    example: &str,
+) -> Result<Vec<(String, f64)>, ConfigError> {
+    let failed = |expected: String| ConfigError {
+        name,
+        value: value.to_string(),
+        expected,
+    };
+    let mut parsed = Vec::new();
+    for item in value.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        let (key, number) = item.split_once('=').ok_or_else(|| {
+            failed(format!(
+                "{item:?} has no `=`; expected name=number pairs separated by commas, e.g. {example}"
+            ))
+        })?;
+        let key = key.trim().to_lowercase();
+        if key.is_empty() {
+            return Err(failed(format!("{item:?} has no name before `=`")));
+        }
+        let number = number
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|n| (0.0..=1.0).contains(n))
+            .ok_or_else(|| failed(format!("{item:?}: expected a number from 0 to 1")))?;
+        parsed.push((key, number));
+    }
+    Ok(parsed)
 }
 
 /// `2s`, `1500ms`, `5m`, `1h` (humantime's forms), or a bare number of seconds (`2`,
@@ -361,5 +474,63 @@ mod tests {
             assert_eq!(e.name, name);
             assert!(e.to_string().contains(expected), "{e}");
         }
+    }
+
+    #[test]
+    fn reads_the_score_settings() {
+        let dir = tempfile::tempdir().unwrap();
+        let tiers = dir.path().join("tiers.txt");
+        std::fs::write(&tiers, "[high]\nwiki.acme.example\n[low]\nwikipedia.org\n").unwrap();
+        let tiers_path = tiers.to_string_lossy().to_string();
+        let read = config(&[
+            (SOURCE_RELIABILITY, "Confluence=0.9, web=0.55,acme_search=1"),
+            (
+                SCORING_WEIGHTS,
+                "credibility=0.7,diversity=0.3,verified_bonus=0.1",
+            ),
+            (DOMAIN_TIERS, &tiers_path),
+        ])
+        .unwrap()
+        .score;
+        assert_eq!(read.registry.kind(SourceKind::Confluence), 0.9);
+        assert_eq!(read.registry.kind(SourceKind::Web), 0.55);
+        assert_eq!(read.registry.kind(SourceKind::Slack), 0.7, "default kept");
+        assert_eq!(read.registry.agents(&["ACME_search".into()]), Some(1.0));
+        assert_eq!(
+            (read.weights.credibility, read.weights.diversity),
+            (0.7, 0.3)
+        );
+        assert_eq!(read.weights.verified_bonus, 0.1);
+        assert_eq!(read.weights.agent, 0.4, "default kept");
+        use crate::score::domain::Tier;
+        assert_eq!(read.tiers.tier("wiki.acme.example"), Tier::High);
+        assert_eq!(read.tiers.tier("en.wikipedia.org"), Tier::Low);
+        assert_eq!(
+            read.tiers.tier("nih.gov"),
+            Tier::High,
+            "the shipped list stays"
+        );
+    }
+
+    #[test]
+    fn bad_score_settings_say_what_is_expected() {
+        for (name, value, expected) in [
+            (SOURCE_RELIABILITY, "confluence", "no `=`"),
+            (SOURCE_RELIABILITY, "confluence=high", "number from 0 to 1"),
+            (SOURCE_RELIABILITY, "web=1.5", "number from 0 to 1"),
+            (SOURCE_RELIABILITY, "=0.5", "no name"),
+            (SCORING_WEIGHTS, "credibility=0.5", "sum to 1.0"),
+            (SCORING_WEIGHTS, "trust=0.5", "unknown weight"),
+            (DOMAIN_TIERS, "/nonexistent/tiers.txt", "readable tier list"),
+        ] {
+            let e = config(&[(name, value)]).unwrap_err();
+            assert_eq!(e.name, name);
+            assert!(e.to_string().contains(expected), "{e}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let bad = dir.path().join("bad.txt");
+        std::fs::write(&bad, "[high]\nexample.org\n[shiny]\n").unwrap();
+        let e = config(&[(DOMAIN_TIERS, &bad.to_string_lossy())]).unwrap_err();
+        assert!(e.to_string().contains("line 3"), "{e}");
     }
 }

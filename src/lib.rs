@@ -36,11 +36,17 @@ use model::{Answer, Report, SourceGroup, SourceKind, VerdictCounts, Verification
 /// What reports say while links are not probed.
 pub const NOT_VERIFIED_NOTE: &str = "Links were not checked.";
 
-/// Collects the sources of `answer`, builds its report and scores it. No link is
-/// probed: every source's verdict is "not checked", and the report says so.
+/// Collects the sources of `answer`, builds its report and scores it with the default
+/// [`score::Scorer`]. No link is probed: every source's verdict is "not checked", and
+/// the report says so.
 pub fn check(answer: &Answer, options: &CollectOptions) -> Report {
+    check_with(answer, options, &score::Scorer::default())
+}
+
+/// [`check`] with a configured scorer.
+pub fn check_with(answer: &Answer, options: &CollectOptions, scorer: &score::Scorer) -> Report {
     let mut report = build_report(answer, collect::collect(answer, options));
-    score::Scorer::default().score_report(&mut report);
+    scorer.score_report(&mut report);
     report
 }
 
@@ -51,11 +57,12 @@ pub async fn check_and_verify(
     answer: &Answer,
     options: &CollectOptions,
     verifier: &verify::Verifier,
+    scorer: &score::Scorer,
     progress: Option<&verify::Progress>,
 ) -> Report {
     let mut report = build_report(answer, collect::collect(answer, options));
     verifier.verify_report(&mut report, progress).await;
-    score::Scorer::default().score_report(&mut report);
+    scorer.score_report(&mut report);
     report
 }
 

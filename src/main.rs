@@ -4,13 +4,14 @@
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use sourcebot::collect::input::{parse_answer, FormatHint, InputError};
+use sourcebot::collect::input::{parse_answer, read_limited, FormatHint, InputError};
 use sourcebot::config::Config;
 use sourcebot::model::{Answer, Origin, Report};
 use sourcebot::render;
+use sourcebot::score::Scorer;
 use sourcebot::slack::{self, Bot, SlackSettings, Transport};
 use sourcebot::verify::{Progress, Verifier};
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -175,7 +176,11 @@ fn check(args: CheckArgs, mut config: Config) -> anyhow::Result<()> {
         parse_answer(&bytes, hint, config.max_input_bytes).map_err(|e| input_error(&name, e))?;
     answer.origin = origin;
     let report = if args.no_verify {
-        sourcebot::check(&answer, &config.collect)
+        sourcebot::check_with(
+            &answer,
+            &config.collect,
+            &Scorer::from_settings(&config.score),
+        )
     } else {
         check_and_verify(&answer, &config)?
     };
@@ -206,8 +211,15 @@ fn check_and_verify(answer: &Answer, config: &Config) -> anyhow::Result<Report> 
         let bar = std::io::stderr()
             .is_terminal()
             .then(|| tokio::spawn(show_progress(progress.clone())));
-        let report =
-            sourcebot::check_and_verify(answer, &config.collect, &verifier, Some(&progress)).await;
+        let scorer = Scorer::from_settings(&config.score);
+        let report = sourcebot::check_and_verify(
+            answer,
+            &config.collect,
+            &verifier,
+            &scorer,
+            Some(&progress),
+        )
+        .await;
         if let Some(bar) = bar {
             bar.abort();
             // The bar clears itself when its task is dropped; wait for that.
@@ -375,29 +387,20 @@ fn input_error(name: &str, error: InputError) -> anyhow::Error {
     }
 }
 
-/// Reads at most `max_bytes + 1` bytes, so an oversized input is refused without being
-/// loaded whole.
+/// Reads the answer from `file` (standard input for `-` or nothing), at most
+/// `max_bytes + 1` bytes so an oversized input is refused without being loaded whole.
 fn read_input(file: Option<&str>, max_bytes: usize) -> anyhow::Result<(String, Origin, Vec<u8>)> {
-    let limit = u64::try_from(max_bytes)
-        .unwrap_or(u64::MAX)
-        .saturating_add(1);
-    let mut bytes = Vec::new();
     match file {
         None | Some("-") => {
-            std::io::stdin()
-                .lock()
-                .take(limit)
-                .read_to_end(&mut bytes)
+            let bytes = read_limited(std::io::stdin().lock(), max_bytes)
                 .context("standard input: cannot read")?;
             Ok(("standard input".to_string(), Origin::Stdin, bytes))
         }
         Some(path) => {
             let opened = std::fs::File::open(Path::new(path))
                 .with_context(|| format!("{path}: cannot open"))?;
-            opened
-                .take(limit)
-                .read_to_end(&mut bytes)
-                .with_context(|| format!("{path}: cannot read"))?;
+            let bytes =
+                read_limited(opened, max_bytes).with_context(|| format!("{path}: cannot read"))?;
             Ok((
                 path.to_string(),
                 Origin::File {

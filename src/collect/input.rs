@@ -53,6 +53,18 @@ pub enum InputError {
     },
 }
 
+/// Reads at most `max_bytes + 1` bytes from `reader`, so that [`parse_answer`] can
+/// refuse an oversized input without it ever being loaded whole.
+pub fn read_limited(reader: impl std::io::Read, max_bytes: usize) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let limit = u64::try_from(max_bytes)
+        .unwrap_or(u64::MAX)
+        .saturating_add(1);
+    let mut bytes = Vec::new();
+    reader.take(limit).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// What the caller knows about the input's format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum FormatHint {

@@ -107,6 +107,10 @@ pub struct SourceCredibility {
     pub verification: f64,
     /// The agent's own confidence, if it gave one (clamped to 0–1).
     pub agent_confidence: Option<f64>,
+    /// For search-results input: the result's search score and its parts (domain,
+    /// recency, snippet, position); `null` otherwise.
+    #[serde(default)]
+    pub search: Option<crate::score::search::SearchComponents>,
 }
 
 /// `min(1.0, max(0.0, x))`.
@@ -131,6 +135,7 @@ pub fn source_credibility(
             base_from: "no_url".into(),
             verification: 0.0,
             agent_confidence,
+            search: None,
         };
     };
     let (base, base_from) = match registry.agents(&source.agents) {
@@ -146,6 +151,7 @@ pub fn source_credibility(
             base_from: base_from.into(),
             verification: -base,
             agent_confidence,
+            search: None,
         };
     }
     let verification = match class {
@@ -164,6 +170,7 @@ pub fn source_credibility(
         base_from: base_from.into(),
         verification,
         agent_confidence,
+        search: None,
     }
 }
 

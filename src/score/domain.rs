@@ -22,7 +22,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::net::{Ipv4Addr, Ipv6Addr};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use url::{Host, Url};
 
@@ -127,7 +127,7 @@ impl fmt::Display for Entry {
 }
 
 /// A parsed tier list.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct DomainTiers {
     /// Entries in file order.
     entries: Vec<Entry>,
@@ -151,8 +151,38 @@ impl DomainTiers {
     /// The shipped list is checked by the tests; should it ever fail to parse,
     /// this is an empty list (every host unknown) rather than a crash.
     pub fn builtin() -> &'static DomainTiers {
-        static TIERS: OnceLock<DomainTiers> = OnceLock::new();
-        TIERS.get_or_init(|| DomainTiers::parse(BUILTIN).unwrap_or_default())
+        DomainTiers::builtin_arc()
+    }
+
+    /// The shipped list behind an [`Arc`], for scorers that may also hold an extended
+    /// list; cloning it copies no entry.
+    pub fn builtin_shared() -> Arc<DomainTiers> {
+        Arc::clone(DomainTiers::builtin_arc())
+    }
+
+    fn builtin_arc() -> &'static Arc<DomainTiers> {
+        static TIERS: OnceLock<Arc<DomainTiers>> = OnceLock::new();
+        TIERS.get_or_init(|| Arc::new(DomainTiers::parse(BUILTIN).unwrap_or_default()))
+    }
+
+    /// This list extended by `extra` (a list of the same format, e.g. a deployment's
+    /// own): a name in `extra` takes the tier `extra` gives it, replacing this list's
+    /// entry for the same name; other names are added. Line numbers of added and
+    /// replaced entries are those of `extra`.
+    pub fn extended_with(&self, extra: &DomainTiers) -> DomainTiers {
+        let mut merged = self.clone();
+        for entry in &extra.entries {
+            match merged.index.get(&entry.name) {
+                Some(&i) => merged.entries[i] = entry.clone(),
+                None => {
+                    merged
+                        .index
+                        .insert(entry.name.clone(), merged.entries.len());
+                    merged.entries.push(entry.clone());
+                }
+            }
+        }
+        merged
     }
 
     /// Parses a list in the format of `domain_tiers.txt`: `[tier]` section
@@ -396,6 +426,27 @@ mod tests {
 
     fn parse_error(text: &str) -> TierListError {
         DomainTiers::parse(text).unwrap_err()
+    }
+
+    #[test]
+    fn an_extra_list_overrides_and_extends() {
+        let base = list("[high]\nexample.org\n[low]\nfarm.example\n");
+        let extra = list("[low]\nexample.org\n[reputable]\nintranet.acme.example\n");
+        let merged = base.extended_with(&extra);
+        assert_eq!(merged.len(), 3);
+        assert_eq!(merged.tier("docs.example.org"), Tier::Low);
+        assert_eq!(merged.tier("farm.example"), Tier::Low);
+        assert_eq!(merged.tier("intranet.acme.example"), Tier::Reputable);
+        assert_eq!(
+            base.tier("example.org"),
+            Tier::High,
+            "the base is unchanged"
+        );
+        assert_eq!(
+            DomainTiers::builtin_shared().as_ref(),
+            DomainTiers::builtin(),
+            "one built-in list"
+        );
     }
 
     // --- Parsing ----------------------------------------------------------

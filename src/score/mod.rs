@@ -10,51 +10,103 @@ pub mod confidence;
 pub mod domain;
 pub mod search;
 
-use crate::model::Report;
+use crate::model::{InputShape, Report};
 use classify::{ClaimClassifier, RuleClassifier};
 use confidence::{answer_confidence, source_credibility, ReliabilityRegistry, ScoringWeights};
 use domain::{registrable_domain, DomainTiers};
+use search::{SearchResult, SearchWeights};
+use std::sync::Arc;
+use std::time::SystemTime;
 
 /// Sources below this credibility are marked "low credibility" where they are shown.
 pub const LOW_CREDIBILITY: f64 = 0.4;
+
+/// What a deployment can configure about scoring (see `crate::config`): the weights,
+/// the reliability registry and the domain tier list (the shipped one, possibly
+/// extended with the deployment's own).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScoreSettings {
+    /// The formulas' weights.
+    pub weights: ScoringWeights,
+    /// Reliability per source kind and per agent name.
+    pub registry: ReliabilityRegistry,
+    /// The domain tier list.
+    pub tiers: Arc<DomainTiers>,
+}
+
+impl Default for ScoreSettings {
+    fn default() -> Self {
+        ScoreSettings {
+            weights: ScoringWeights::default(),
+            registry: ReliabilityRegistry::default(),
+            tiers: DomainTiers::builtin_shared(),
+        }
+    }
+}
 
 /// Everything scoring needs: the domain tiers, the reliability registry, the weights and
 /// the claim classifier.
 pub struct Scorer {
     /// The domain tier list.
-    pub tiers: &'static DomainTiers,
+    pub tiers: Arc<DomainTiers>,
     /// Reliability per kind and per agent name.
     pub registry: ReliabilityRegistry,
     /// The formulas' weights.
     pub weights: ScoringWeights,
+    /// The weights of search results' scores (search-results input only).
+    pub search_weights: SearchWeights,
     /// Claim types.
     pub classifier: Box<dyn ClaimClassifier>,
 }
 
 impl Default for Scorer {
     fn default() -> Self {
-        Scorer {
-            tiers: DomainTiers::builtin(),
-            registry: ReliabilityRegistry::default(),
-            weights: ScoringWeights::default(),
-            classifier: Box::new(RuleClassifier),
-        }
+        Scorer::from_settings(&ScoreSettings::default())
+    }
+}
+
+impl std::fmt::Debug for Scorer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scorer")
+            .field("tiers", &self.tiers.len())
+            .field("registry", &self.registry)
+            .field("weights", &self.weights)
+            .field("search_weights", &self.search_weights)
+            .finish_non_exhaustive()
     }
 }
 
 impl Scorer {
+    /// A scorer with `settings` and the rule-based claim classifier.
+    pub fn from_settings(settings: &ScoreSettings) -> Scorer {
+        Scorer {
+            tiers: Arc::clone(&settings.tiers),
+            registry: settings.registry.clone(),
+            weights: settings.weights.clone(),
+            search_weights: SearchWeights::default(),
+            classifier: Box::new(RuleClassifier),
+        }
+    }
+
     /// Scores `report` in place: each source's credibility (after verification, when it
     /// ran), each claim's type, and the answer's confidence.
     pub fn score_report(&self, report: &mut Report) {
         let domain_score = |url: &str| self.tiers.domain_score(url);
+        let now = SystemTime::now();
         for group in &mut report.groups {
             for source in &mut group.sources {
-                source.credibility = Some(source_credibility(
-                    source,
-                    &domain_score,
-                    &self.registry,
-                    &self.weights,
-                ));
+                let mut credibility =
+                    source_credibility(source, &domain_score, &self.registry, &self.weights);
+                if report.shape == InputShape::SearchResults {
+                    let scored = search::score(
+                        &SearchResult::from(&*source),
+                        &domain_score,
+                        &self.search_weights,
+                        now,
+                    );
+                    credibility.search = Some(scored.into());
+                }
+                source.credibility = Some(credibility);
             }
         }
         let fit: std::collections::HashMap<usize, (crate::model::SourceKind, f64)> = report

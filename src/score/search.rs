@@ -206,6 +206,37 @@ pub struct SearchScore {
     pub value: f64,
 }
 
+/// A search result's component scores and value, without the result itself: what a
+/// source collected from search-results input carries beside its credibility.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchComponents {
+    /// Reputation of the link's domain.
+    pub domain: f64,
+    /// How recent the result is.
+    pub recency: f64,
+    /// How informative the snippet is.
+    pub snippet: f64,
+    /// Rank score.
+    pub position: f64,
+    /// `0.4·domain + 0.3·recency + 0.2·snippet + 0.1·position`, rounded to 4 decimals.
+    pub value: f64,
+    /// Whether `value` is above [`DEFAULT_CREDIBILITY_THRESHOLD`].
+    pub above_threshold: bool,
+}
+
+impl From<SearchScore> for SearchComponents {
+    fn from(score: SearchScore) -> Self {
+        SearchComponents {
+            domain: score.domain,
+            recency: score.recency,
+            snippet: score.snippet,
+            position: score.position,
+            value: score.value,
+            above_threshold: score.value > DEFAULT_CREDIBILITY_THRESHOLD,
+        }
+    }
+}
+
 /// Scores one result. `domain_score` maps the link to a score in `[0, 1]` (values
 /// outside are clamped, NaN counts as 0.0); `now` is the time recency is measured from.
 pub fn score(

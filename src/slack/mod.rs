@@ -16,6 +16,7 @@ use crate::collect::input::{parse_answer, FormatHint};
 use crate::config::Config;
 use crate::model::{SourceKind, Verdict, VerdictClass};
 use crate::render::{self, blocks::BlockMessage};
+use crate::score::Scorer;
 use crate::verify::{InternalChecker, Verifier, VerifyError};
 use api::{CallError, Outgoing, ResponseMessage, SlackApi};
 use dashmap::DashMap;
@@ -64,6 +65,7 @@ pub struct Bot {
     watched: HashSet<String>,
     config: Config,
     verifier: Verifier,
+    scorer: Scorer,
     seen: TtlSet,
     shareable: DashMap<String, (Instant, ResponseMessage)>,
     next_key: AtomicU64,
@@ -80,6 +82,7 @@ impl Bot {
             settings.call_timeout,
         )?);
         let identity = api.identity().await.map_err(StartError::SignIn)?;
+        let scorer = Scorer::from_settings(&config.score);
         let verifier = Verifier::builder()
             .settings(config.verify.clone())
             .internal_checker(Arc::new(PermalinkChecker { api: api.clone() }))
@@ -91,6 +94,7 @@ impl Bot {
             watched: settings.watch_bot_ids.iter().cloned().collect(),
             config,
             verifier,
+            scorer,
             seen: TtlSet::new(DEDUPE_TTL, DEDUPE_MAX),
             shareable: DashMap::new(),
             next_key: AtomicU64::new(1),
@@ -192,8 +196,14 @@ impl Bot {
                     .await
             }
         };
-        let report =
-            crate::check_and_verify(&answer, &self.config.collect, &self.verifier, None).await;
+        let report = crate::check_and_verify(
+            &answer,
+            &self.config.collect,
+            &self.verifier,
+            &self.scorer,
+            None,
+        )
+        .await;
         let outgoing = Outgoing {
             blocks: render::blocks(&report, &self.config.render),
             mrkdwn: render::mrkdwn(&report, &self.config.render),

@@ -32,6 +32,7 @@ use limits::Limits;
 pub use probe::MAX_REDIRECTS;
 use probe::{seconds, Prober};
 use resolve::{DnsLookup, GuardedResolver, NameLookup};
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Once};
@@ -334,8 +335,30 @@ impl Verifier {
         urls: &[S],
         progress: Option<&Progress>,
     ) -> BatchOutcome {
+        let deadline = Instant::now() + self.inner.settings.timeout + BATCH_GRACE;
+        self.run_batch(urls, progress, Budget::Batch(deadline))
+            .await
+    }
+
+    /// Checks `urls` concurrently within the caps, giving each link the full timeout
+    /// from the moment it gets a slot: no link is cut off for waiting. The batch takes
+    /// about `links / concurrency × timeout` at worst. For audits, where every link
+    /// must really be checked; answers in chat use [`Verifier::check_urls`].
+    pub async fn check_urls_thoroughly<S: AsRef<str>>(
+        &self,
+        urls: &[S],
+        progress: Option<&Progress>,
+    ) -> BatchOutcome {
+        self.run_batch(urls, progress, Budget::PerLink).await
+    }
+
+    async fn run_batch<S: AsRef<str>>(
+        &self,
+        urls: &[S],
+        progress: Option<&Progress>,
+        budget: Budget,
+    ) -> BatchOutcome {
         let started = Instant::now();
-        let deadline = started + self.inner.settings.timeout + BATCH_GRACE;
         if let Some(progress) = progress {
             progress.total.store(urls.len(), Ordering::Relaxed);
             progress.done.store(0, Ordering::Relaxed);
@@ -346,13 +369,21 @@ impl Verifier {
             .enumerate()
             .map(|(index, url)| {
                 let began = &began[index];
-                async move { (index, self.check_one(url.as_ref(), deadline, began).await) }
+                async move { (index, self.check_one(url.as_ref(), budget, began).await) }
             })
             .collect();
         let mut results: Vec<Option<(Probed, bool)>> = vec![None; urls.len()];
-        while let Ok(Some((index, result))) =
-            tokio::time::timeout_at(deadline.into(), running.next()).await
-        {
+        loop {
+            let next = match budget {
+                Budget::Batch(deadline) => {
+                    match tokio::time::timeout_at(deadline.into(), running.next()).await {
+                        Ok(next) => next,
+                        Err(_) => break,
+                    }
+                }
+                Budget::PerLink => running.next().await,
+            };
+            let Some((index, result)) = next else { break };
             results[index] = Some(result);
             if let Some(progress) = progress {
                 progress.done.fetch_add(1, Ordering::Relaxed);
@@ -409,7 +440,7 @@ impl Verifier {
         }
     }
 
-    async fn check_one(&self, raw: &str, deadline: Instant, began: &AtomicBool) -> (Probed, bool) {
+    async fn check_one(&self, raw: &str, budget: Budget, began: &AtomicBool) -> (Probed, bool) {
         let url = match Url::parse(raw) {
             Ok(url) => url,
             Err(error) => {
@@ -449,6 +480,10 @@ impl Verifier {
                     return probed;
                 }
                 began.store(true, Ordering::Relaxed);
+                let deadline = match budget {
+                    Budget::Batch(deadline) => deadline,
+                    Budget::PerLink => Instant::now() + self.inner.settings.timeout,
+                };
                 let probed = self.inner.prober.probe(&url, deadline).await;
                 if probed.verdict.status_code.is_some() {
                     slot.host_answered();
@@ -487,18 +522,67 @@ impl Verifier {
 
     /// Probes the external links of `report` and records each verdict, the counts and
     /// what the check means in `report.verification`. Internal links (Slack,
-    /// Confluence, files) are marked not checked: no checker reaches them yet.
+    /// Confluence, files) go to the internal checker when one handles them, and are
+    /// otherwise marked not checked.
     pub async fn verify_report(&self, report: &mut Report, progress: Option<&Progress>) {
-        let mut targets: Vec<(usize, usize, String)> = Vec::new();
-        let mut internal: Vec<(usize, usize, String)> = Vec::new();
+        let plan = self.plan(report);
+        let urls: Vec<&str> = plan.web.iter().map(|t| t.url.as_str()).collect();
+        let (outcome, internal_verdicts) = tokio::join!(
+            self.check_urls(&urls, progress),
+            self.check_internal(&plan.internal)
+        );
+        apply(report, &plan.internal, internal_verdicts);
+        apply(report, &plan.web, outcome.verdicts.iter().cloned());
+        report.verification = verification(report, &outcome, plan.web.len());
+    }
+
+    /// Verifies many reports at once, as an audit does: every distinct external link
+    /// across them is probed once, each with its full timeout however long it waited
+    /// for a slot ([`Verifier::check_urls_thoroughly`]), and each report gets its
+    /// verdicts and its own `verification`. `progress` counts the distinct links.
+    pub async fn verify_reports(&self, reports: &mut [Report], progress: Option<&Progress>) {
+        let plans: Vec<Plan> = reports.iter_mut().map(|r| self.plan(r)).collect();
+        let mut index_of: HashMap<&str, usize> = HashMap::new();
+        let mut distinct: Vec<&str> = Vec::new();
+        for target in plans.iter().flat_map(|p| &p.web) {
+            index_of.entry(target.url.as_str()).or_insert_with(|| {
+                distinct.push(target.url.as_str());
+                distinct.len() - 1
+            });
+        }
+        let outcome = self.check_urls_thoroughly(&distinct, progress).await;
+        for (report, plan) in reports.iter_mut().zip(&plans) {
+            let internal_verdicts = self.check_internal(&plan.internal).await;
+            apply(report, &plan.internal, internal_verdicts);
+            let verdicts = plan.web.iter().map(|t| {
+                index_of
+                    .get(t.url.as_str())
+                    .and_then(|&i| outcome.verdicts.get(i))
+                    .cloned()
+                    .unwrap_or_else(|| Verdict::not_checked("no verdict"))
+            });
+            apply(report, &plan.web, verdicts);
+            report.verification = verification(report, &outcome, plan.web.len());
+        }
+    }
+
+    /// Which sources of `report` go to the prober and which to the internal checker;
+    /// marks the rest (internal without a checker, unusable links) on the way.
+    fn plan(&self, report: &mut Report) -> Plan {
+        let mut plan = Plan::default();
         for (group_index, group) in report.groups.iter_mut().enumerate() {
             for (source_index, source) in group.sources.iter_mut().enumerate() {
                 if source.verdict.class != VerdictClass::NotChecked {
                     continue;
                 }
+                let target = |url: &String| Target {
+                    group_index,
+                    source_index,
+                    url: url.clone(),
+                };
                 match (&source.canonical_url, &source.url) {
                     (Some(canonical), _) if source.kind == SourceKind::Web => {
-                        targets.push((group_index, source_index, canonical.clone()));
+                        plan.web.push(target(canonical));
                     }
                     (Some(canonical), _)
                         if self
@@ -507,7 +591,7 @@ impl Verifier {
                             .as_ref()
                             .is_some_and(|c| c.handles(source.kind, canonical)) =>
                     {
-                        internal.push((group_index, source_index, canonical.clone()));
+                        plan.internal.push(target(canonical));
                     }
                     (Some(_), _) => {
                         source.verdict = Verdict::not_checked(format!(
@@ -526,33 +610,48 @@ impl Verifier {
                 }
             }
         }
-        let urls: Vec<&str> = targets.iter().map(|(_, _, url)| url.as_str()).collect();
-        let (outcome, internal_verdicts) = tokio::join!(
-            self.check_urls(&urls, progress),
-            self.check_internal(&internal)
-        );
-        for ((group_index, source_index, _), verdict) in internal.iter().zip(internal_verdicts) {
-            report.groups[*group_index].sources[*source_index].verdict = verdict;
-        }
-        for ((group_index, source_index, _), verdict) in
-            targets.iter().zip(outcome.verdicts.iter().cloned())
+        plan
+    }
+}
+
+/// A source of a report, by its place, and the link to check for it.
+#[derive(Debug, Clone)]
+struct Target {
+    group_index: usize,
+    source_index: usize,
+    url: String,
+}
+
+/// The links of one report to check, by checker.
+#[derive(Debug, Default)]
+struct Plan {
+    web: Vec<Target>,
+    internal: Vec<Target>,
+}
+
+/// Records `verdicts` on the sources `targets` name, in order.
+fn apply(report: &mut Report, targets: &[Target], verdicts: impl IntoIterator<Item = Verdict>) {
+    for (target, verdict) in targets.iter().zip(verdicts) {
+        if let Some(source) = report
+            .groups
+            .get_mut(target.group_index)
+            .and_then(|g| g.sources.get_mut(target.source_index))
         {
-            report.groups[*group_index].sources[*source_index].verdict = verdict;
+            source.verdict = verdict;
         }
-        report.verification = verification(report, &outcome, targets.len());
     }
 }
 
 impl Verifier {
     /// Internal links through the internal checker, a few at a time, within the same
     /// budget as the web links.
-    async fn check_internal(&self, targets: &[(usize, usize, String)]) -> Vec<Verdict> {
+    async fn check_internal(&self, targets: &[Target]) -> Vec<Verdict> {
         let Some(checker) = &self.inner.internal else {
             return Vec::new();
         };
         let budget = self.inner.settings.timeout + BATCH_GRACE;
         let deadline = tokio::time::Instant::now() + budget;
-        let urls: Vec<String> = targets.iter().map(|(_, _, url)| url.clone()).collect();
+        let urls: Vec<String> = targets.iter().map(|t| t.url.clone()).collect();
         let checks = futures_util::stream::iter(urls.into_iter().map(|url| {
             let checker = checker.clone();
             async move { internal_verdict(checker, url, deadline, budget).await }
@@ -579,6 +678,14 @@ async fn internal_verdict(
             reason: Some(format!("no answer within {}", seconds(budget))),
         },
     }
+}
+
+/// How long links may take: until the batch's deadline, or each its own timeout from
+/// the moment it has a slot.
+#[derive(Debug, Clone, Copy)]
+enum Budget {
+    Batch(Instant),
+    PerLink,
 }
 
 /// What the report says about its check.
