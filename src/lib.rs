@@ -22,6 +22,7 @@
 //! assert!(text.contains("<https://blog.rust-lang.org/2015/05/15/Rust-1.0.html|Announcing Rust 1.0>"));
 //! ```
 
+pub mod audit;
 pub mod collect;
 pub mod config;
 pub mod model;

@@ -4,6 +4,7 @@
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
+use sourcebot::audit;
 use sourcebot::collect::input::{parse_answer, read_limited, FormatHint, InputError};
 use sourcebot::config::Config;
 use sourcebot::model::{Answer, Origin, Report};
@@ -38,6 +39,84 @@ enum Command {
     /// /slack/interactions) or, when SLACK_APP_TOKEN is set, over Socket Mode.
     #[command(after_help = SERVE_HELP)]
     Serve,
+    /// Audit research reports: verify and score every citation, and pass only when
+    /// every citation has a URL and scores above the threshold.
+    #[command(after_help = AUDIT_HELP)]
+    Audit(AuditArgs),
+}
+
+const AUDIT_HELP: &str = "\
+Reads research reports {title, phase, citations: [{id, text, url?, confidenceScore?}]}
+and any answer file `check` reads. A directory stands for every .json file under it.
+Citations must score strictly above --threshold; one without a URL fails the audit.
+
+Exit codes: 0 pass, 1 fail (or a file could not be read), 2 bad usage or a GLOB that
+matches no file.
+
+Examples:
+  sourcebot audit
+  sourcebot audit 'reports/**/*.json' --threshold 0.75 --format json
+  sourcebot audit docs/research --no-verify --worst 20";
+
+#[derive(clap::Args, Debug)]
+struct AuditArgs {
+    /// Report files to audit (quote globs so the shell leaves `**` alone).
+    #[arg(value_name = "GLOB", default_value = sourcebot::audit::DEFAULT_GLOB)]
+    globs: Vec<String>,
+
+    /// Citations must score strictly above this, from 0 to 1.
+    #[arg(long, default_value_t = sourcebot::score::search::DEFAULT_CREDIBILITY_THRESHOLD)]
+    threshold: f64,
+
+    /// `text` for terminals, `json` for CI.
+    #[arg(long, value_enum, default_value_t = AuditFormat::Text)]
+    format: AuditFormat,
+
+    /// Links probed at once.
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    concurrency: u16,
+
+    /// Worst citations listed.
+    #[arg(long, value_name = "N", default_value_t = sourcebot::audit::DEFAULT_WORST)]
+    worst: usize,
+
+    #[command(flatten)]
+    links: LinkArgs,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum AuditFormat {
+    Text,
+    Json,
+}
+
+/// Link checking flags shared by `check` and `audit`.
+#[derive(clap::Args, Debug)]
+struct LinkArgs {
+    /// Do not probe links: every source is marked "not checked".
+    #[arg(long)]
+    no_verify: bool,
+
+    /// Time for the whole probe of one link, e.g. `2s`, `1500ms`. Default 2s, or
+    /// SOURCEBOT_VERIFY_TIMEOUT.
+    #[arg(long, value_name = "DURATION")]
+    timeout: Option<String>,
+}
+
+impl LinkArgs {
+    /// Puts `--timeout` into `config`.
+    fn apply(&self, config: &mut Config) -> anyhow::Result<()> {
+        if let Some(timeout) = &self.timeout {
+            config.verify.timeout = sourcebot::config::duration(
+                "--timeout",
+                timeout,
+                Duration::from_millis(100),
+                sourcebot::config::MAX_VERIFY_TIMEOUT,
+            )
+            .map_err(|e| UsageError(format!("--timeout {timeout:?}: {}", e.expected)))?;
+        }
+        Ok(())
+    }
 }
 
 const SERVE_HELP: &str = "\
@@ -88,14 +167,8 @@ struct CheckArgs {
     #[arg(long, value_enum, default_value_t = InputFormat::Auto)]
     input: InputFormat,
 
-    /// Do not probe links: every source is marked "not checked".
-    #[arg(long)]
-    no_verify: bool,
-
-    /// Time for the whole probe of one link, e.g. `2s`, `1500ms`. Default 2s, or
-    /// SOURCEBOT_VERIFY_TIMEOUT.
-    #[arg(long, value_name = "DURATION")]
-    timeout: Option<String>,
+    #[command(flatten)]
+    links: LinkArgs,
 
     /// Links probed at once. Default 32, or SOURCEBOT_VERIFY_CONCURRENCY.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
@@ -133,11 +206,12 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Check(args) => check(args, config),
-        Command::Serve => serve(config),
+        Command::Check(args) => check(args, config).map(|()| ExitCode::SUCCESS),
+        Command::Serve => serve(config).map(|()| ExitCode::SUCCESS),
+        Command::Audit(args) => audit(args, config),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(error) if error.is::<UsageError>() => {
             eprintln!("sourcebot: {error}");
             ExitCode::from(2)
@@ -153,15 +227,7 @@ fn check(args: CheckArgs, mut config: Config) -> anyhow::Result<()> {
     if let Some(n) = args.max_per_kind {
         config.render.max_per_kind = n;
     }
-    if let Some(timeout) = &args.timeout {
-        config.verify.timeout = sourcebot::config::duration(
-            "--timeout",
-            timeout,
-            Duration::from_millis(100),
-            sourcebot::config::MAX_VERIFY_TIMEOUT,
-        )
-        .map_err(|e| UsageError(format!("--timeout {timeout:?}: {}", e.expected)))?;
-    }
+    args.links.apply(&mut config)?;
     if let Some(n) = args.concurrency {
         config.verify.concurrency = usize::from(n);
     }
@@ -175,7 +241,7 @@ fn check(args: CheckArgs, mut config: Config) -> anyhow::Result<()> {
     let mut answer =
         parse_answer(&bytes, hint, config.max_input_bytes).map_err(|e| input_error(&name, e))?;
     answer.origin = origin;
-    let report = if args.no_verify {
+    let report = if args.links.no_verify {
         sourcebot::check_with(
             &answer,
             &config.collect,
@@ -198,19 +264,13 @@ fn check(args: CheckArgs, mut config: Config) -> anyhow::Result<()> {
 /// Runs the pipeline with link checking on a runtime of its own, showing a progress
 /// line on a terminal when checking takes more than half a second.
 fn check_and_verify(answer: &Answer, config: &Config) -> anyhow::Result<Report> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    runtime.block_on(async {
-        let verifier = Verifier::builder()
-            .settings(config.verify.clone())
-            .build()
-            .context("cannot check links")?;
+    runtime()?.block_on(async {
+        let verifier = verifier(config)?;
         let progress = Arc::new(Progress::new());
-        let bar = std::io::stderr()
-            .is_terminal()
-            .then(|| tokio::spawn(show_progress(progress.clone())));
+        let counts = progress.clone();
+        let bar = progress_line("checking links {bar:30} {pos}/{len} {elapsed}", move || {
+            (counts.done(), counts.total(), String::new())
+        });
         let scorer = Scorer::from_settings(&config.score);
         let report = sourcebot::check_and_verify(
             answer,
@@ -220,28 +280,125 @@ fn check_and_verify(answer: &Answer, config: &Config) -> anyhow::Result<Report> 
             Some(&progress),
         )
         .await;
-        if let Some(bar) = bar {
-            bar.abort();
-            // The bar clears itself when its task is dropped; wait for that.
-            let _ = bar.await;
-        }
+        end_progress_line(bar).await;
         Ok(report)
     })
 }
 
-/// After half a second, a `checking links 12/40` line on stderr, updated until the
-/// task is aborted.
-async fn show_progress(progress: Arc<Progress>) {
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let bar = ProgressBar::new(progress.total() as u64);
-    let style = ProgressStyle::with_template("checking links {bar:30} {pos}/{len} {elapsed}")
-        .unwrap_or_else(|_| ProgressStyle::default_bar());
-    bar.set_style(style);
-    let _clear = ClearOnDrop(bar.clone());
-    loop {
-        bar.set_length(progress.total() as u64);
-        bar.set_position(progress.done() as u64);
-        tokio::time::sleep(Duration::from_millis(100)).await;
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+fn verifier(config: &Config) -> anyhow::Result<Verifier> {
+    Verifier::builder()
+        .settings(config.verify.clone())
+        .build()
+        .context("cannot check links")
+}
+
+/// `sourcebot audit`: exit 0 on pass, 1 on fail.
+fn audit(args: AuditArgs, mut config: Config) -> anyhow::Result<ExitCode> {
+    args.links.apply(&mut config)?;
+    config.verify.concurrency = usize::from(args.concurrency);
+    if !(0.0..=1.0).contains(&args.threshold) {
+        return Err(UsageError(format!(
+            "--threshold {}: expected a number from 0 to 1",
+            args.threshold
+        ))
+        .into());
+    }
+    let files = audit::find_files(&args.globs).map_err(|e| UsageError(e.to_string()))?;
+    let options = audit::AuditOptions {
+        threshold: args.threshold,
+        worst: args.worst,
+        max_input_bytes: config.max_input_bytes,
+        collect: config.collect.clone(),
+    };
+    let scorer = Scorer::from_settings(&config.score);
+    let report = runtime()?.block_on(async {
+        let verifier = if args.links.no_verify {
+            None
+        } else {
+            Some(verifier(&config)?)
+        };
+        let progress = Arc::new(audit::AuditProgress::default());
+        let counts = progress.clone();
+        let bar = progress_line(
+            "auditing {bar:30} {pos}/{len} files {msg} {elapsed}",
+            move || {
+                let links = &counts.links;
+                let message = if links.total() > 0 {
+                    format!("· links {}/{}", links.done(), links.total())
+                } else {
+                    String::new()
+                };
+                (
+                    counts.files_done.load(std::sync::atomic::Ordering::Relaxed),
+                    counts
+                        .files_total
+                        .load(std::sync::atomic::Ordering::Relaxed),
+                    message,
+                )
+            },
+        );
+        let report = audit::audit_files(
+            &files,
+            &options,
+            verifier.as_ref(),
+            &scorer,
+            Some(&progress),
+        )
+        .await;
+        end_progress_line(bar).await;
+        report.map_err(|e| anyhow::Error::new(UsageError(e.to_string())))
+    })?;
+    let output = match args.format {
+        AuditFormat::Text => audit::render_text(&report),
+        AuditFormat::Json => serde_json::to_string_pretty(&report)?,
+    };
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{}", output.trim_end()).or_else(ignore_broken_pipe)?;
+    Ok(match report.status {
+        audit::AuditStatus::Pass => ExitCode::SUCCESS,
+        audit::AuditStatus::Fail => ExitCode::from(1),
+    })
+}
+
+/// On a terminal, after half a second, a progress line on stderr drawn with
+/// `template` from what `read` says (done, total, message), until
+/// [`end_progress_line`].
+fn progress_line(
+    template: &'static str,
+    read: impl Fn() -> (usize, usize, String) + Send + 'static,
+) -> Option<tokio::task::JoinHandle<()>> {
+    std::io::stderr().is_terminal().then(|| {
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            let bar = ProgressBar::new(0);
+            let style = ProgressStyle::with_template(template)
+                .unwrap_or_else(|_| ProgressStyle::default_bar());
+            bar.set_style(style);
+            let _clear = ClearOnDrop(bar.clone());
+            loop {
+                let (done, total, message) = read();
+                bar.set_length(total as u64);
+                bar.set_position(done as u64);
+                bar.set_message(message);
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        })
+    })
+}
+
+/// Stops and clears the progress line.
+async fn end_progress_line(bar: Option<tokio::task::JoinHandle<()>>) {
+    if let Some(bar) = bar {
+        bar.abort();
+        // The bar clears itself when its task is dropped; wait for that.
+        let _ = bar.await;
     }
 }
 

@@ -557,6 +557,19 @@ impl VerdictCounts {
         *self.get_mut(class) += 1;
     }
 
+    /// Adds every count of `other` to these.
+    pub fn merge(&mut self, other: &VerdictCounts) {
+        self.verified += other.verified;
+        self.broken += other.broken;
+        self.restricted += other.restricted;
+        self.server_error += other.server_error;
+        self.timed_out += other.timed_out;
+        self.unreachable += other.unreachable;
+        self.blocked += other.blocked;
+        self.invalid += other.invalid;
+        self.not_checked += other.not_checked;
+    }
+
     /// The count for `class`.
     pub fn get(&self, class: VerdictClass) -> usize {
         match class {

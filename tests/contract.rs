@@ -37,7 +37,11 @@ fn report_json(path: &str) -> Value {
 #[test]
 fn report_field_names_are_stable() {
     let mut paths = BTreeSet::new();
-    for example in ["examples/answer.md", "examples/answer.json"] {
+    for example in [
+        "examples/answer.md",
+        "examples/answer.json",
+        "examples/search-results.json",
+    ] {
         key_paths(&report_json(example), "", &mut paths);
     }
     let expected = [
@@ -70,6 +74,13 @@ fn report_field_names_are_stable() {
         ".groups[].sources[].credibility.agent_confidence",
         ".groups[].sources[].credibility.base",
         ".groups[].sources[].credibility.base_from",
+        ".groups[].sources[].credibility.search",
+        ".groups[].sources[].credibility.search.above_threshold",
+        ".groups[].sources[].credibility.search.domain",
+        ".groups[].sources[].credibility.search.position",
+        ".groups[].sources[].credibility.search.recency",
+        ".groups[].sources[].credibility.search.snippet",
+        ".groups[].sources[].credibility.search.value",
         ".groups[].sources[].credibility.value",
         ".groups[].sources[].credibility.verification",
         ".groups[].sources[].date",
@@ -178,4 +189,84 @@ fn enum_values_are_lower_case_words() {
         "search_results"
     );
     assert_eq!(report_json("examples/answer.json")["shape"], "answer_json");
+}
+
+/// The audit's JSON (`sourcebot audit --format json`) is a contract with CI jobs: its
+/// metric names are the report format's, camelCase.
+#[tokio::test]
+async fn audit_field_names_are_stable() {
+    use sourcebot::audit::{audit_files, find_files, AuditOptions};
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("report.json"),
+        r#"{"title":"T","phase":"final","generatedAt":"2026-01-01","citations":[
+            {"id":"1","text":"Census","url":"https://www.census.gov/","confidenceScore":0.9},
+            {"id":"2","text":"No link"}]}"#,
+    )
+    .expect("write");
+    std::fs::write(dir.path().join("broken.json"), "{").expect("write");
+    let files = find_files(&[dir.path().to_string_lossy().into_owned()]).expect("files");
+    let report = audit_files(
+        &files,
+        &AuditOptions::default(),
+        None,
+        &sourcebot::score::Scorer::default(),
+        None,
+    )
+    .await
+    .expect("audit");
+    let value = serde_json::to_value(&report).expect("json");
+    let mut paths = BTreeSet::new();
+    key_paths(&value, "", &mut paths);
+    let expected = [
+        ".details",
+        ".errors",
+        ".errors[].message",
+        ".errors[].path",
+        ".metrics",
+        ".metrics.aboveThresholdRate",
+        ".metrics.belowThresholdCount",
+        ".metrics.citationsAboveThreshold",
+        ".metrics.citationsWithUrl",
+        ".metrics.coverageRate",
+        ".metrics.reportsScanned",
+        ".metrics.totalCitations",
+        ".reports",
+        ".reports[].aboveThreshold",
+        ".reports[].citations",
+        ".reports[].confidence",
+        ".reports[].path",
+        ".reports[].withUrl",
+        ".status",
+        ".threshold",
+        ".verdicts",
+        ".verdicts.blocked",
+        ".verdicts.broken",
+        ".verdicts.invalid",
+        ".verdicts.not_checked",
+        ".verdicts.restricted",
+        ".verdicts.server_error",
+        ".verdicts.timed_out",
+        ".verdicts.unreachable",
+        ".verdicts.verified",
+        ".verified",
+        ".worst",
+        ".worst[].citations",
+        ".worst[].credibility",
+        ".worst[].file",
+        ".worst[].numbers",
+        ".worst[].reason",
+        ".worst[].title",
+        ".worst[].url",
+        ".worst[].verdict",
+        ".worstOmitted",
+    ];
+    let expected: BTreeSet<String> = expected.iter().map(|s| s.to_string()).collect();
+    assert_eq!(
+        paths, expected,
+        "the audit JSON's fields changed: update callers and this list"
+    );
+    assert_eq!(value["status"], "fail");
+    assert_eq!(value["metrics"]["totalCitations"], 2);
+    assert_eq!(value["metrics"]["coverageRate"], 0.5);
 }

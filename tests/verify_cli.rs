@@ -7,41 +7,16 @@ mod support;
 
 use serde_json::Value;
 use std::net::{IpAddr, Ipv4Addr};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
+use support::cli::{allow_private, command, command_for, run, stderr, stdout};
 use support::{Action, HostileServer, Route};
 
 fn next_ip() -> IpAddr {
     static NEXT: AtomicU32 = AtomicU32::new(1);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
     IpAddr::V4(Ipv4Addr::new(127, 3, (n >> 8) as u8, (n & 0xff) as u8))
-}
-
-/// `sourcebot` with only the given SOURCEBOT_ settings and no proxy variables.
-fn command(args: &[String], envs: &[(&str, String)]) -> Command {
-    command_for(env!("CARGO_BIN_EXE_sourcebot"), args, envs)
-}
-
-/// `program` with only the given SOURCEBOT_ settings and no proxy variables.
-fn command_for(program: &str, args: &[String], envs: &[(&str, String)]) -> Command {
-    let mut cmd = Command::new(program);
-    cmd.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
-    for (key, _) in std::env::vars() {
-        let upper = key.to_ascii_uppercase();
-        if key.starts_with("SOURCEBOT_") || upper.ends_with("_PROXY") {
-            cmd.env_remove(key);
-        }
-    }
-    cmd.envs(envs.iter().map(|(k, v)| (*k, v.as_str())));
-    cmd
-}
-
-/// Runs the command off the runtime's threads, so the servers keep answering.
-async fn run(mut cmd: Command) -> Output {
-    tokio::task::spawn_blocking(move || cmd.output().expect("run sourcebot"))
-        .await
-        .expect("join")
 }
 
 /// Writes `text` to a file in `dir`; JSON answers go to a `.json` file.
@@ -54,18 +29,6 @@ fn write_answer(dir: &tempfile::TempDir, text: &str) -> String {
     let path = dir.path().join(name);
     std::fs::write(&path, text).expect("write answer");
     path.to_string_lossy().into_owned()
-}
-
-fn allow_private() -> Vec<(&'static str, String)> {
-    vec![("SOURCEBOT_VERIFY_ALLOW_PRIVATE", "1".to_string())]
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// An answer citing one link of each outcome on its own server.

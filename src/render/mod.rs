@@ -155,13 +155,20 @@ pub(crate) fn verdict_summary(report: &Report) -> String {
     if !report.verification.performed {
         return "links not checked".to_string();
     }
+    let mut counts = crate::model::VerdictCounts::default();
+    for source in report.sources() {
+        counts.add(source.verdict.class);
+    }
+    counts_summary(&counts)
+}
+
+/// Counts per verdict in words, in display order, leaving out zeros: "✓ 5 verified ·
+/// ⚠ 1 broken · – 1 not checked" ("links checked" when all are zero). Safe as mrkdwn.
+pub fn counts_summary(counts: &crate::model::VerdictCounts) -> String {
     let parts: Vec<String> = VERDICT_ORDER
         .iter()
         .filter_map(|class| {
-            let n = report
-                .sources()
-                .filter(|s| s.verdict.class == *class)
-                .count();
+            let n = counts.get(*class);
             (n > 0).then(|| format!("{} {n} {}", class.mark(), class.label()))
         })
         .collect();

@@ -6,6 +6,7 @@
 //! the `allow` below.
 #![allow(dead_code, unused_imports)]
 
+pub mod cli;
 pub mod dns;
 pub mod hostile;
 pub mod slack;
