@@ -6,6 +6,7 @@
 //! how well a source fits a claim's type.
 
 use crate::model::SourceKind;
+use crate::score::domain::Tier;
 use serde::{Deserialize, Serialize};
 
 /// The kind of statement a claim makes.
@@ -197,34 +198,43 @@ fn contains_word(text: &str, keyword: &str) -> bool {
     })
 }
 
-/// How well a source fits a claim of `claim_type`, 0.0–1.0, from the source's kind and
-/// its domain score (0.9 for high-tier domains, 0.5 unknown, lower for low tiers):
+/// How well a source fits a claim of `claim_type`, 0.0–1.0, from the source's kind and,
+/// for web sources, its domain's tier. Each type prefers its own sources:
 ///
-/// | claim type | best sources |
-/// |---|---|
-/// | health, law, statistics | high-tier web (official, scholarly); internal pages fit less (0.6) |
-/// | money | the organisation's own records (Confluence, files 1.0; Slack 0.8) and high-tier web |
-/// | code | documentation and code hosts (high-tier web 1.0), Confluence 0.9, Slack 0.7 |
-/// | general | any source (1.0) |
-///
-/// Web sources below the high tier fit in proportion: unknown domains 0.6, low tiers
-/// 0.3.
-pub fn relevance(claim_type: ClaimType, kind: SourceKind, domain_score: f64) -> f64 {
-    let web = if domain_score >= 0.85 {
-        1.0
-    } else if domain_score >= 0.45 {
-        0.6
-    } else {
-        0.3
+/// | claim type | web by tier: high · reputable · neutral/unknown · user-generated · low | internal: Confluence · files · Slack |
+/// |---|---|---|
+/// | health | 1.0 · 0.7 · 0.5 · 0.2 · 0.1 (official and scholarly first) | 0.6 · 0.6 · 0.5 |
+/// | law | 1.0 · 0.7 · 0.5 · 0.3 · 0.1 (statutes, regulators) | 0.8 · 0.7 · 0.5 (the organisation's own policies) |
+/// | statistics | 1.0 · 0.8 · 0.5 · 0.3 · 0.1 (statistics offices, journals, then the press) | 0.7 · 0.8 · 0.5 |
+/// | money | 0.9 · 0.9 · 0.5 · 0.3 · 0.1 (filings and the financial press) | 1.0 · 1.0 · 0.8 (the organisation's own records) |
+/// | code | 1.0 · 0.7 · 0.6 · 0.7 · 0.2 (docs and code hosts; Q&A sites serve code well) | 0.9 · 0.7 · 0.7 |
+/// | general | 1.0 for any source | 1.0 |
+pub fn relevance(claim_type: ClaimType, kind: SourceKind, tier: Tier) -> f64 {
+    use SourceKind::*;
+    let by_tier = |[high, reputable, neutral, user_generated, low]: [f64; 5]| match tier {
+        Tier::High => high,
+        Tier::Reputable => reputable,
+        Tier::Neutral | Tier::Unknown => neutral,
+        Tier::UserGenerated => user_generated,
+        Tier::Low => low,
+    };
+    let by_kind = |[confluence, file, slack]: [f64; 3]| match kind {
+        Confluence => confluence,
+        File => file,
+        Slack | Web => slack,
     };
     match (claim_type, kind) {
         (ClaimType::General, _) => 1.0,
-        (_, SourceKind::Web) => web,
-        (ClaimType::Money, SourceKind::Confluence | SourceKind::File) => 1.0,
-        (ClaimType::Money, SourceKind::Slack) => 0.8,
-        (ClaimType::Code, SourceKind::Confluence) => 0.9,
-        (ClaimType::Code, _) => 0.7,
-        (ClaimType::Health | ClaimType::Law | ClaimType::Statistics, _) => 0.6,
+        (ClaimType::Health, Web) => by_tier([1.0, 0.7, 0.5, 0.2, 0.1]),
+        (ClaimType::Law, Web) => by_tier([1.0, 0.7, 0.5, 0.3, 0.1]),
+        (ClaimType::Statistics, Web) => by_tier([1.0, 0.8, 0.5, 0.3, 0.1]),
+        (ClaimType::Money, Web) => by_tier([0.9, 0.9, 0.5, 0.3, 0.1]),
+        (ClaimType::Code, Web) => by_tier([1.0, 0.7, 0.6, 0.7, 0.2]),
+        (ClaimType::Health, _) => by_kind([0.6, 0.6, 0.5]),
+        (ClaimType::Law, _) => by_kind([0.8, 0.7, 0.5]),
+        (ClaimType::Statistics, _) => by_kind([0.7, 0.8, 0.5]),
+        (ClaimType::Money, _) => by_kind([1.0, 1.0, 0.8]),
+        (ClaimType::Code, _) => by_kind([0.9, 0.7, 0.7]),
     }
 }
 
@@ -277,16 +287,41 @@ mod tests {
 
     #[test]
     fn relevance_prefers_the_right_sources() {
+        use crate::score::domain::Tier::*;
         use SourceKind::*;
-        assert_eq!(relevance(ClaimType::General, Slack, 0.0), 1.0);
-        assert_eq!(relevance(ClaimType::Health, Web, 0.9), 1.0);
-        assert_eq!(relevance(ClaimType::Health, Web, 0.5), 0.6);
-        assert_eq!(relevance(ClaimType::Health, Web, 0.2), 0.3);
-        assert_eq!(relevance(ClaimType::Health, Confluence, 0.0), 0.6);
-        assert_eq!(relevance(ClaimType::Money, Confluence, 0.0), 1.0);
-        assert_eq!(relevance(ClaimType::Money, Slack, 0.0), 0.8);
-        assert_eq!(relevance(ClaimType::Code, Confluence, 0.0), 0.9);
-        assert_eq!(relevance(ClaimType::Code, Web, 0.9), 1.0);
-        assert!(relevance(ClaimType::Law, Web, 0.9) > relevance(ClaimType::Law, Web, 0.2));
+        assert_eq!(relevance(ClaimType::General, Slack, Unknown), 1.0);
+        assert_eq!(relevance(ClaimType::General, Web, Low), 1.0);
+        assert_eq!(relevance(ClaimType::Health, Web, High), 1.0);
+        assert_eq!(relevance(ClaimType::Health, Web, Unknown), 0.5);
+        assert_eq!(relevance(ClaimType::Health, Web, UserGenerated), 0.2);
+        assert_eq!(relevance(ClaimType::Health, Confluence, Unknown), 0.6);
+        assert_eq!(relevance(ClaimType::Money, Confluence, Unknown), 1.0);
+        assert_eq!(relevance(ClaimType::Money, Slack, Unknown), 0.8);
+        assert_eq!(relevance(ClaimType::Money, Web, Reputable), 0.9);
+        assert_eq!(relevance(ClaimType::Code, Confluence, Unknown), 0.9);
+        assert_eq!(relevance(ClaimType::Code, Web, High), 1.0);
+        // A Q&A site suits a code claim better than a health claim.
+        assert!(
+            relevance(ClaimType::Code, Web, UserGenerated)
+                > relevance(ClaimType::Health, Web, UserGenerated)
+        );
+        assert_eq!(relevance(ClaimType::Law, Confluence, Unknown), 0.8);
+        assert_eq!(relevance(ClaimType::Statistics, File, Unknown), 0.8);
+        // Within every type, a higher tier never fits worse.
+        for claim_type in [
+            ClaimType::Health,
+            ClaimType::Law,
+            ClaimType::Statistics,
+            ClaimType::Money,
+        ] {
+            let fits: Vec<f64> = [High, Reputable, Unknown, UserGenerated, Low]
+                .into_iter()
+                .map(|tier| relevance(claim_type, Web, tier))
+                .collect();
+            assert!(
+                fits.windows(2).all(|w| w[0] >= w[1]),
+                "{claim_type:?}: {fits:?}"
+            );
+        }
     }
 }

@@ -88,6 +88,13 @@ impl Scorer {
         }
     }
 
+    /// The tier of a link's host ([`domain::Tier::Unknown`] without one).
+    fn tier_of(&self, url: Option<&str>) -> domain::Tier {
+        url.and_then(|u| url::Url::parse(u).ok())
+            .and_then(|u| u.host_str().map(|h| self.tiers.tier(h)))
+            .unwrap_or(domain::Tier::Unknown)
+    }
+
     /// Scores `report` in place: each source's credibility (after verification, when it
     /// ran), each claim's type, and the answer's confidence.
     pub fn score_report(&self, report: &mut Report) {
@@ -109,13 +116,11 @@ impl Scorer {
                 source.credibility = Some(credibility);
             }
         }
-        let fit: std::collections::HashMap<usize, (crate::model::SourceKind, f64)> = report
-            .sources()
-            .map(|s| {
-                let url = s.link();
-                (s.id, (s.kind, url.map_or(0.0, domain_score)))
-            })
-            .collect();
+        let fit: std::collections::HashMap<usize, (crate::model::SourceKind, domain::Tier)> =
+            report
+                .sources()
+                .map(|s| (s.id, (s.kind, self.tier_of(s.link()))))
+                .collect();
         for claim in &mut report.claims {
             let claim_type = self.classifier.classify(&claim.text);
             claim.claim_type = Some(claim_type);
@@ -123,7 +128,7 @@ impl Scorer {
                 .cites
                 .iter()
                 .filter_map(|id| fit.get(id))
-                .map(|(kind, score)| classify::relevance(claim_type, *kind, *score))
+                .map(|(kind, tier)| classify::relevance(claim_type, *kind, *tier))
                 .collect();
             claim.relevance =
                 (!fits.is_empty()).then(|| fits.iter().sum::<f64>() / fits.len() as f64);
@@ -197,5 +202,45 @@ mod tests {
         assert_eq!((confidence.sources, confidence.domains), (2, 2));
         // 0.6 × mean(0.9, 0.35) + 0.4 × 1.0
         assert!((confidence.value - (0.6 * (0.9 + 0.35) / 2.0 + 0.4)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn search_results_carry_their_search_score() {
+        use crate::collect::input::{parse_answer, FormatHint};
+        let input = r#"{"organic":[
+            {"title":"Rust","link":"https://www.rust-lang.org/","position":1,
+             "snippet":"Rust is a language empowering everyone to build reliable and efficient software. It is fast and memory safe.",
+             "date":"3 days ago"},
+            {"title":"Forum","link":"https://www.reddit.com/r/rust/","position":9,"snippet":"meh"}]}"#;
+        let answer = parse_answer(input.as_bytes(), FormatHint::Json, 1 << 20).expect("parse");
+        let report = crate::check(&answer, &CollectOptions::default());
+        let scores: Vec<(String, super::search::SearchComponents)> = report
+            .sources()
+            .map(|s| {
+                let credibility = s.credibility.clone().expect("scored");
+                (s.title.clone(), credibility.search.expect("search score"))
+            })
+            .collect();
+        let (_, rust) = scores.iter().find(|(t, _)| t == "Rust").expect("rust");
+        assert_eq!(rust.domain, 0.9);
+        assert!(rust.recency >= 0.9, "3 days ago is recent: {rust:?}");
+        assert!(rust.snippet >= 0.7);
+        assert_eq!(rust.position, 1.0);
+        assert!(rust.above_threshold, "{rust:?}");
+        let (_, forum) = scores.iter().find(|(t, _)| t == "Forum").expect("forum");
+        assert_eq!(forum.recency, 0.5, "no date");
+        assert!(forum.snippet <= 0.3);
+        assert!(!forum.above_threshold);
+        // 0.4 × 0.35 + 0.3 × 0.5 + 0.2 × snippet + 0.1 × (1 − 8/9), rounded.
+        let expected = 0.4 * 0.35 + 0.3 * 0.5 + 0.2 * forum.snippet + 0.1 * (1.0 - 8.0 / 9.0);
+        assert!((forum.value - expected).abs() < 1e-4);
+        // Other shapes carry none.
+        let text = crate::check(
+            &Answer::from_text("See https://www.rust-lang.org/ for more."),
+            &CollectOptions::default(),
+        );
+        assert!(text
+            .sources()
+            .all(|s| s.credibility.as_ref().is_some_and(|c| c.search.is_none())));
     }
 }
