@@ -412,3 +412,27 @@ async fn a_terminal_gets_a_progress_line() {
     assert!(terminal.contains("0/1 files"), "{terminal:?}");
     assert!(terminal.contains("links 0/1"), "{terminal:?}");
 }
+
+#[tokio::test]
+async fn a_deployment_tier_file_changes_the_verdict() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        "reports/a.json",
+        &report(&[
+            ("Census figures", Some("https://www.census.gov/data")),
+            ("Our wiki", Some("https://wiki.acme-intranet.example/page")),
+        ]),
+    );
+    let reports = dir.path().join("reports");
+    let output = run(command(&audit_args(&reports, &["--no-verify"]), &[])).await;
+    assert_eq!(output.status.code(), Some(1), "an unknown domain is 0.5");
+    write(dir.path(), "tiers.txt", "[high]\nacme-intranet.example\n");
+    let tiers = dir.path().join("tiers.txt").to_string_lossy().into_owned();
+    let output = run(command(
+        &audit_args(&reports, &["--no-verify"]),
+        &[("SOURCEBOT_DOMAIN_TIERS", tiers)],
+    ))
+    .await;
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+}

@@ -311,3 +311,48 @@ fn input_flag_forces_text_or_json() {
     );
     assert_eq!(o.status.code(), Some(1));
 }
+
+#[test]
+fn scoring_settings_reach_the_report() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tiers = dir.path().join("tiers.txt");
+    std::fs::write(&tiers, "[low]\ngoogle.com\n").expect("write tiers");
+    let tiers = tiers.to_string_lossy().into_owned();
+    let output = with_stdin(
+        &["check", "-", "--format", "json"],
+        &[
+            ("SOURCEBOT_SOURCE_RELIABILITY", "confluence=0.95"),
+            ("SOURCEBOT_DOMAIN_TIERS", &tiers),
+        ],
+        b"Deploys follow the runbook [1] and the load test [2].\n\n\
+          [1] https://acme.atlassian.net/wiki/spaces/PAY/pages/1 - Runbook\n\
+          [2] https://www.google.com/search?q=load - Search\n",
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: Report = serde_json::from_str(&stdout(&output)).expect("report");
+    let credibility = |title: &str| {
+        report
+            .sources()
+            .find(|s| s.title == title)
+            .and_then(|s| s.credibility.as_ref())
+            .map(|c| c.value)
+            .expect("scored source")
+    };
+    assert_eq!(credibility("Runbook"), 0.95);
+    assert_eq!(
+        credibility("Search"),
+        0.2,
+        "the extra tier file rates google.com low"
+    );
+    let output = with_stdin(
+        &["check", "-"],
+        &[("SOURCEBOT_SCORING_WEIGHTS", "credibility=0.9")],
+        b"x",
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("SOURCEBOT_SCORING_WEIGHTS=\"credibility=0.9\" is not valid: credibility and diversity must sum to 1.0"),
+        "{}",
+        stderr(&output)
+    );
+}
