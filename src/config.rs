@@ -327,7 +327,7 @@ fn whole(name: &'static str, value: &str, max: usize) -> Result<usize, ConfigErr
         })
 }
 
-fn positive(name: &'static str, value: &str, max: usize) -> Result<usize, ConfigError> {
+pub(crate) fn positive(name: &'static str, value: &str, max: usize) -> Result<usize, ConfigError> {
     match whole(name, value, max) {
         Ok(0) | Err(_) => Err(ConfigError {
             name,

@@ -22,10 +22,13 @@
 //! assert!(text.contains("<https://blog.rust-lang.org/2015/05/15/Rust-1.0.html|Announcing Rust 1.0>"));
 //! ```
 
+pub mod api;
 pub mod audit;
 pub mod collect;
 pub mod config;
+pub mod metrics;
 pub mod model;
+pub mod pipeline;
 pub mod render;
 pub mod score;
 pub mod slack;

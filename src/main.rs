@@ -4,9 +4,11 @@
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
+use sourcebot::api::{self, ApiSettings, ApiState};
 use sourcebot::audit;
 use sourcebot::collect::input::{parse_answer, read_limited, FormatHint, InputError};
 use sourcebot::config::Config;
+use sourcebot::metrics::Metrics;
 use sourcebot::model::{Answer, Origin, Report};
 use sourcebot::render;
 use sourcebot::score::Scorer;
@@ -453,19 +455,28 @@ fn init_logging() -> anyhow::Result<()> {
 fn serve(config: Config) -> anyhow::Result<()> {
     init_logging()?;
     let settings = SlackSettings::from_env().map_err(|e| UsageError(e.to_string()))?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    runtime.block_on(async move {
+    let api_settings = ApiSettings::from_env().map_err(|e| UsageError(e.to_string()))?;
+    runtime()?.block_on(async move {
         sourcebot::verify::install_crypto_provider();
-        let bot = Bot::start(&settings, config).await?;
+        let metrics = Metrics::new();
+        let bot = Bot::start_with_metrics(&settings, config, metrics.clone()).await?;
+        if api_settings.enabled() {
+            tracing::info!(
+                tokens = api_settings.tokens.len(),
+                "answer API on: POST /v1/check, POST /v1/answers"
+            );
+        } else {
+            tracing::info!("answer API off: set SOURCEBOT_API_TOKEN to serve /v1/check and /v1/answers");
+        }
+        let api_routes = api::router(ApiState::new(bot.clone(), api_settings));
         let listener = tokio::net::TcpListener::bind(settings.listen)
             .await
             .with_context(|| format!("cannot listen on {}", settings.listen))?;
         match &settings.transport {
             Transport::Http { signing_secret } => {
-                let app = slack::http::router(bot, signing_secret, settings.max_body_bytes);
+                let slack_routes =
+                    slack::http::router(bot, signing_secret, settings.max_body_bytes);
+                let app = api::count_requests(slack_routes.merge(api_routes), metrics);
                 tracing::info!(listen = %settings.listen, "serving Slack over HTTP");
                 axum::serve(listener, app)
                     .with_graceful_shutdown(stop_signal())
@@ -473,11 +484,12 @@ fn serve(config: Config) -> anyhow::Result<()> {
                     .context("the HTTP server stopped")?;
             }
             Transport::Socket { app_token } => {
-                tracing::info!(listen = %settings.listen, "serving /healthz; Slack over Socket Mode");
-                let health = axum::serve(listener, slack::http::health_router());
+                tracing::info!(listen = %settings.listen, "serving /healthz, /readyz, /metrics and the answer API; Slack over Socket Mode");
+                let app = api::count_requests(slack::http::health_router().merge(api_routes), metrics);
+                let http = axum::serve(listener, app);
                 tokio::spawn(async move {
-                    if let Err(error) = health.await {
-                        tracing::error!(%error, "the health server stopped");
+                    if let Err(error) = http.await {
+                        tracing::error!(%error, "the HTTP server stopped");
                     }
                 });
                 slack::socket::serve(bot, app_token)

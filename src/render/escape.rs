@@ -10,7 +10,7 @@
 /// Characters that are invisible or reorder text: zero-width spaces and joiners,
 /// directional marks, embeddings, overrides and isolates, the word joiner and the
 /// byte-order mark. They are removed from everything shown.
-fn is_invisible(c: char) -> bool {
+pub(crate) fn is_invisible(c: char) -> bool {
     matches!(
         c,
         '\u{061C}'

@@ -9,6 +9,7 @@
 //! This module holds the options and the pieces all renderers share: the display
 //! order of kinds, the per-kind cap, the marks for verdicts and the short summaries.
 
+pub mod answer;
 pub mod blocks;
 pub mod escape;
 pub mod json;

@@ -5,6 +5,7 @@
 //! configurable so tests point it at a fake server.
 
 use super::inbound::{BotIdentity, Permalink};
+use crate::metrics::Metrics;
 use crate::render::blocks::BlockMessage;
 use dashmap::DashMap;
 use serde::Serialize;
@@ -102,6 +103,7 @@ pub struct SlackApi {
     token: SlackApiToken,
     call_timeout: Duration,
     last_post: DashMap<String, Arc<Mutex<Option<Instant>>>>,
+    metrics: Option<Arc<Metrics>>,
 }
 
 /// The body of a post to a `response_url`.
@@ -170,7 +172,14 @@ impl SlackApi {
             token: SlackApiToken::new(bot_token.to_string().into()),
             call_timeout,
             last_post: DashMap::new(),
+            metrics: None,
         })
+    }
+
+    /// Counts every call, by method and outcome, in `metrics`.
+    pub fn with_metrics(mut self, metrics: Arc<Metrics>) -> SlackApi {
+        self.metrics = Some(metrics);
+        self
     }
 
     /// The slack-morphism client (Socket Mode needs it).
@@ -181,6 +190,29 @@ impl SlackApi {
     /// Runs one call with the timeout; a 429 is waited out (up to [`MAX_RETRY_WAIT`])
     /// and tried once more.
     async fn call<T, F, Fut>(&self, method: &'static str, attempt: F) -> Result<T, CallError>
+    where
+        F: Fn() -> Fut,
+        Fut: Future<Output = ClientResult<T>>,
+    {
+        let result = self.call_with_retry(method, attempt).await;
+        if let Some(metrics) = &self.metrics {
+            let outcome = match &result {
+                Ok(_) => "ok",
+                Err(CallError::Slack { .. }) => "slack_error",
+                Err(CallError::RateLimited { .. }) => "rate_limited",
+                Err(CallError::Timeout { .. }) => "timeout",
+                Err(CallError::Transport { .. }) => "transport",
+            };
+            metrics.slack_call(method, outcome);
+        }
+        result
+    }
+
+    async fn call_with_retry<T, F, Fut>(
+        &self,
+        method: &'static str,
+        attempt: F,
+    ) -> Result<T, CallError>
     where
         F: Fn() -> Fut,
         Fut: Future<Output = ClientResult<T>>,
@@ -249,6 +281,52 @@ impl SlackApi {
         thread_ts: Option<&str>,
         message: &Outgoing,
     ) -> Result<String, CallError> {
+        self.paced(channel, async {
+            let blocks: Option<Vec<SlackBlock>> = message
+                .blocks
+                .blocks
+                .iter()
+                .map(|b| serde_json::from_value(b.clone()).ok())
+                .collect();
+            let with_blocks = SlackMessageContent::new()
+                .with_text(message.blocks.text.clone())
+                .opt_blocks(blocks);
+            match self.post_content(channel, thread_ts, with_blocks).await {
+                Err(CallError::Slack { code, .. })
+                    if code == "invalid_blocks" || code == "msg_blocks_too_long" =>
+                {
+                    tracing::warn!(
+                        channel,
+                        code,
+                        "Slack refused the blocks: posting the plain text"
+                    );
+                    let plain = SlackMessageContent::new().with_text(message.mrkdwn.clone());
+                    self.post_content(channel, thread_ts, plain).await
+                }
+                other => other,
+            }
+        })
+        .await
+    }
+
+    /// Posts `text` (mrkdwn, already made safe) in `channel` (in the thread of
+    /// `thread_ts`), paced like [`SlackApi::post`]. Returns the new message's `ts`.
+    pub async fn post_text(
+        &self,
+        channel: &str,
+        thread_ts: Option<&str>,
+        text: &str,
+    ) -> Result<String, CallError> {
+        self.paced(channel, async {
+            let content = SlackMessageContent::new().with_text(text.to_string());
+            self.post_content(channel, thread_ts, content).await
+        })
+        .await
+    }
+
+    /// Runs `post` at least [`CHANNEL_PACE`] after the previous post in `channel`
+    /// ended; posts to one channel go one at a time.
+    async fn paced<T>(&self, channel: &str, post: impl Future<Output = T>) -> T {
         let pace = self
             .last_post
             .entry(channel.to_string())
@@ -259,31 +337,9 @@ impl SlackApi {
             let next = at + CHANNEL_PACE;
             tokio::time::sleep_until(next.into()).await;
         }
-        let blocks: Option<Vec<SlackBlock>> = message
-            .blocks
-            .blocks
-            .iter()
-            .map(|b| serde_json::from_value(b.clone()).ok())
-            .collect();
-        let with_blocks = SlackMessageContent::new()
-            .with_text(message.blocks.text.clone())
-            .opt_blocks(blocks);
-        let result = self.post_content(channel, thread_ts, with_blocks).await;
-        let result = match result {
-            Err(CallError::Slack { code, .. })
-                if code == "invalid_blocks" || code == "msg_blocks_too_long" =>
-            {
-                tracing::warn!(
-                    channel,
-                    code,
-                    "Slack refused the blocks: posting the plain text"
-                );
-                let plain = SlackMessageContent::new().with_text(message.mrkdwn.clone());
-                self.post_content(channel, thread_ts, plain).await
-            }
-            other => other,
-        };
+        let result = post.await;
         *last = Some(Instant::now());
+        drop(last);
         self.forget_idle_channels();
         result
     }

@@ -12,12 +12,13 @@ pub mod inbound;
 pub mod settings;
 pub mod socket;
 
-use crate::collect::input::{parse_answer, FormatHint};
+use crate::collect::input::FormatHint;
 use crate::config::Config;
+use crate::metrics::Metrics;
 use crate::model::{SourceKind, Verdict, VerdictClass};
-use crate::render::{self, blocks::BlockMessage};
-use crate::score::Scorer;
-use crate::verify::{InternalChecker, Verifier, VerifyError};
+use crate::pipeline::Pipeline;
+use crate::render::blocks::BlockMessage;
+use crate::verify::{InternalChecker, VerifyError};
 use api::{CallError, Outgoing, ResponseMessage, SlackApi};
 use dashmap::DashMap;
 use futures_util::future::BoxFuture;
@@ -63,9 +64,8 @@ pub struct Bot {
     api: Arc<SlackApi>,
     identity: BotIdentity,
     watched: HashSet<String>,
-    config: Config,
-    verifier: Verifier,
-    scorer: Scorer,
+    pipeline: Pipeline,
+    metrics: Arc<Metrics>,
     seen: TtlSet,
     shareable: DashMap<String, (Instant, ResponseMessage)>,
     next_key: AtomicU64,
@@ -76,15 +76,27 @@ impl Bot {
     /// Signs in (`auth.test`) and builds the pipeline. Slack permalinks among the
     /// sources are checked through the Web API.
     pub async fn start(settings: &SlackSettings, config: Config) -> Result<Arc<Bot>, StartError> {
-        let api = Arc::new(SlackApi::new(
-            &settings.api_url,
-            &settings.bot_token,
-            settings.call_timeout,
-        )?);
+        Bot::start_with_metrics(settings, config, Metrics::new()).await
+    }
+
+    /// [`Bot::start`], counting Slack calls and checked links in `metrics`.
+    pub async fn start_with_metrics(
+        settings: &SlackSettings,
+        config: Config,
+        metrics: Arc<Metrics>,
+    ) -> Result<Arc<Bot>, StartError> {
+        let api = Arc::new(
+            SlackApi::new(
+                &settings.api_url,
+                &settings.bot_token,
+                settings.call_timeout,
+            )?
+            .with_metrics(metrics.clone()),
+        );
         let identity = api.identity().await.map_err(StartError::SignIn)?;
-        let scorer = Scorer::from_settings(&config.score);
-        let verifier = Verifier::builder()
-            .settings(config.verify.clone())
+        let pipeline = Pipeline::builder()
+            .config(config)
+            .metrics(metrics.clone())
             .internal_checker(Arc::new(PermalinkChecker { api: api.clone() }))
             .build()?;
         tracing::info!(user_id = %identity.user_id, "signed in to Slack");
@@ -92,14 +104,23 @@ impl Bot {
             api,
             identity,
             watched: settings.watch_bot_ids.iter().cloned().collect(),
-            config,
-            verifier,
-            scorer,
+            pipeline,
+            metrics,
             seen: TtlSet::new(DEDUPE_TTL, DEDUPE_MAX),
             shareable: DashMap::new(),
             next_key: AtomicU64::new(1),
             pending: Arc::new(tokio::sync::Semaphore::new(MAX_PENDING_JOBS)),
         }))
+    }
+
+    /// The pipeline answers are checked with.
+    pub fn pipeline(&self) -> &Pipeline {
+        &self.pipeline
+    }
+
+    /// The metrics the bot counts into.
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.metrics
     }
 
     /// Who the bot is.
@@ -184,11 +205,7 @@ impl Bot {
                     .await;
             }
         };
-        let answer = match parse_answer(
-            text.as_bytes(),
-            FormatHint::Auto,
-            self.config.max_input_bytes,
-        ) {
+        let answer = match self.pipeline.parse(text.as_bytes(), FormatHint::Auto) {
             Ok(answer) => answer,
             Err(error) => {
                 return self
@@ -196,17 +213,10 @@ impl Bot {
                     .await
             }
         };
-        let report = crate::check_and_verify(
-            &answer,
-            &self.config.collect,
-            &self.verifier,
-            &self.scorer,
-            None,
-        )
-        .await;
+        let report = self.pipeline.check(&answer).await;
         let outgoing = Outgoing {
-            blocks: render::blocks(&report, &self.config.render),
-            mrkdwn: render::mrkdwn(&report, &self.config.render),
+            blocks: self.pipeline.blocks(&report),
+            mrkdwn: self.pipeline.mrkdwn(&report),
         };
         self.deliver(reply, outgoing).await;
     }

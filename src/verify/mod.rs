@@ -22,6 +22,7 @@ mod limits;
 mod probe;
 pub mod resolve;
 
+use crate::metrics::Metrics;
 use crate::model::{Report, SourceKind, Verdict, VerdictClass, VerdictCounts, Verification};
 use cache::{Probed, VerdictCache};
 use futures_util::future::BoxFuture;
@@ -121,9 +122,16 @@ pub struct VerifierBuilder {
     nameservers: Option<Vec<SocketAddr>>,
     canary: Option<Option<String>>,
     internal: Option<Arc<dyn InternalChecker>>,
+    metrics: Option<Arc<Metrics>>,
 }
 
 impl VerifierBuilder {
+    /// Count every link checked (by verdict), probe latency and cache hits in `metrics`.
+    pub fn metrics(mut self, metrics: Arc<Metrics>) -> Self {
+        self.metrics = Some(metrics);
+        self
+    }
+
     /// Check internal links with `checker` instead of marking them not checked.
     pub fn internal_checker(mut self, checker: Arc<dyn InternalChecker>) -> Self {
         self.internal = Some(checker);
@@ -227,6 +235,7 @@ impl VerifierBuilder {
                 prober,
                 policy,
                 internal: self.internal,
+                metrics: self.metrics,
                 limits: Limits::new(settings.concurrency, settings.per_host),
                 cache: VerdictCache::new(
                     settings.cache_ttl_verified,
@@ -260,6 +269,7 @@ struct Inner {
     prober: Prober,
     policy: Arc<GuardPolicy>,
     internal: Option<Arc<dyn InternalChecker>>,
+    metrics: Option<Arc<Metrics>>,
     limits: Limits,
     cache: VerdictCache,
     health: HostHealth,
@@ -301,6 +311,15 @@ pub struct BatchOutcome {
     pub elapsed: Duration,
     /// Verdicts that came from the cache.
     pub from_cache: usize,
+}
+
+impl std::fmt::Debug for Verifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Verifier")
+            .field("settings", &self.inner.settings)
+            .field("cached_verdicts", &self.cached_verdicts())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Verifier {
@@ -399,15 +418,31 @@ impl Verifier {
             .zip(&began)
             .map(|(result, began)| match result {
                 Some((probed, cached)) => {
+                    let fresh = !cached && probed.verdict.class != VerdictClass::Invalid;
                     if cached {
                         from_cache += 1;
-                    } else if probed.verdict.class != VerdictClass::Invalid {
+                    } else if fresh {
                         probed_fresh += 1;
                         network_failures += usize::from(probed.network_failure);
                     }
+                    if let Some(metrics) = &self.inner.metrics {
+                        let went_out = fresh && began.load(Ordering::Relaxed);
+                        let seconds = probed.verdict.elapsed_ms.map(|ms| ms as f64 / 1000.0);
+                        metrics.link(
+                            probed.verdict.class.as_str(),
+                            seconds.filter(|_| went_out),
+                            cached,
+                        );
+                    }
                     probed.verdict
                 }
-                None => self.out_of_time(began.load(Ordering::Relaxed), elapsed),
+                None => {
+                    let verdict = self.out_of_time(began.load(Ordering::Relaxed), elapsed);
+                    if let Some(metrics) = &self.inner.metrics {
+                        metrics.link(verdict.class.as_str(), None, false);
+                    }
+                    verdict
+                }
             })
             .collect();
         if let Some(progress) = progress {

@@ -1,0 +1,193 @@
+//! Prometheus metrics of a running `serve`: HTTP requests by route and status, links
+//! checked by verdict, probe latency, verdict-cache hits and misses, and Slack Web API
+//! calls by method and outcome. One [`Metrics`] is shared by the HTTP service, the
+//! verifier and the Slack client, which count into it; `GET /metrics` encodes it in
+//! the Prometheus text format (through the official `prometheus-client` crate).
+//! Every label value comes from a fixed set (matched routes, verdict classes, method
+//! names), so the number of series stays bounded whatever clients send.
+
+use prometheus_client::encoding::text::encode;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
+use std::sync::Arc;
+
+/// Labels of an HTTP request.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RequestLabels {
+    /// The matched route (`/v1/check`), or `unmatched`.
+    pub route: String,
+    /// The response status code.
+    pub status: u16,
+}
+
+/// Labels of a checked link.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct VerdictLabels {
+    /// The verdict class (`verified`, `broken`…).
+    pub verdict: String,
+}
+
+/// Labels of a verdict-cache lookup.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct CacheLabels {
+    /// `hit` or `miss`.
+    pub result: String,
+}
+
+/// Labels of a Slack Web API call.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct SlackCallLabels {
+    /// The API method (`chat.postMessage`).
+    pub method: String,
+    /// `ok`, `slack_error`, `rate_limited`, `timeout` or `transport`.
+    pub outcome: String,
+}
+
+/// The metrics of one process.
+pub struct Metrics {
+    registry: Registry,
+    requests: Family<RequestLabels, Counter>,
+    links: Family<VerdictLabels, Counter>,
+    probe_seconds: Histogram,
+    cache: Family<CacheLabels, Counter>,
+    slack_calls: Family<SlackCallLabels, Counter>,
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Metrics").finish_non_exhaustive()
+    }
+}
+
+/// Upper bounds of the probe latency buckets, in seconds: a probe ends within its
+/// timeout (2 s by default, 60 s at most).
+const PROBE_BUCKETS: [f64; 12] = [
+    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 2.5, 5.0, 10.0,
+];
+
+impl Metrics {
+    /// Empty metrics, registered under the `sourcebot_` prefix.
+    pub fn new() -> Arc<Metrics> {
+        let mut registry = Registry::with_prefix("sourcebot");
+        let requests = Family::<RequestLabels, Counter>::default();
+        registry.register(
+            "http_requests",
+            "HTTP requests answered, by route and status",
+            requests.clone(),
+        );
+        let links = Family::<VerdictLabels, Counter>::default();
+        registry.register(
+            "links_checked",
+            "External links checked, by verdict (cached verdicts included)",
+            links.clone(),
+        );
+        let probe_seconds = Histogram::new(PROBE_BUCKETS);
+        registry.register(
+            "probe_duration_seconds",
+            "Time of each probe that went to the network",
+            probe_seconds.clone(),
+        );
+        let cache = Family::<CacheLabels, Counter>::default();
+        registry.register(
+            "verdict_cache_lookups",
+            "Verdict cache lookups, by result (hit or miss)",
+            cache.clone(),
+        );
+        let slack_calls = Family::<SlackCallLabels, Counter>::default();
+        registry.register(
+            "slack_api_calls",
+            "Slack Web API calls, by method and outcome",
+            slack_calls.clone(),
+        );
+        Arc::new(Metrics {
+            registry,
+            requests,
+            links,
+            probe_seconds,
+            cache,
+            slack_calls,
+        })
+    }
+
+    /// Counts an HTTP request answered.
+    pub fn request(&self, route: &str, status: u16) {
+        self.requests
+            .get_or_create(&RequestLabels {
+                route: route.to_string(),
+                status,
+            })
+            .inc();
+    }
+
+    /// Counts a link checked with `verdict`; `probe_seconds` is the probe's time when it
+    /// went to the network, `from_cache` whether the verdict was remembered.
+    pub fn link(&self, verdict: &str, probe_seconds: Option<f64>, from_cache: bool) {
+        self.links
+            .get_or_create(&VerdictLabels {
+                verdict: verdict.to_string(),
+            })
+            .inc();
+        if let Some(seconds) = probe_seconds {
+            self.probe_seconds.observe(seconds);
+        }
+        let result = if from_cache { "hit" } else { "miss" };
+        self.cache
+            .get_or_create(&CacheLabels {
+                result: result.to_string(),
+            })
+            .inc();
+    }
+
+    /// Counts a Slack call of `method` that ended with `outcome`.
+    pub fn slack_call(&self, method: &str, outcome: &str) {
+        self.slack_calls
+            .get_or_create(&SlackCallLabels {
+                method: method.to_string(),
+                outcome: outcome.to_string(),
+            })
+            .inc();
+    }
+
+    /// Everything, in the Prometheus text exposition format.
+    pub fn encode(&self) -> String {
+        let mut text = String::new();
+        if encode(&mut text, &self.registry).is_err() {
+            // Writing to a String cannot fail; say so rather than serve half a page.
+            return "# metrics could not be encoded\n".to_string();
+        }
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_show_up_in_the_text_format() {
+        let metrics = Metrics::new();
+        metrics.request("/v1/check", 200);
+        metrics.request("/v1/check", 200);
+        metrics.request("/v1/answers", 401);
+        metrics.link("verified", Some(0.03), false);
+        metrics.link("verified", None, true);
+        metrics.slack_call("chat.postMessage", "ok");
+        let text = metrics.encode();
+        for line in [
+            "sourcebot_http_requests_total{route=\"/v1/check\",status=\"200\"} 2",
+            "sourcebot_http_requests_total{route=\"/v1/answers\",status=\"401\"} 1",
+            "sourcebot_links_checked_total{verdict=\"verified\"} 2",
+            "sourcebot_verdict_cache_lookups_total{result=\"hit\"} 1",
+            "sourcebot_verdict_cache_lookups_total{result=\"miss\"} 1",
+            "sourcebot_probe_duration_seconds_count 1",
+            "sourcebot_probe_duration_seconds_bucket{le=\"0.05\"} 1",
+            "sourcebot_slack_api_calls_total{method=\"chat.postMessage\",outcome=\"ok\"} 1",
+        ] {
+            assert!(text.contains(line), "{line} missing from\n{text}");
+        }
+        assert!(text.ends_with("# EOF\n"), "{text}");
+    }
+}

@@ -1,0 +1,215 @@
+//! The whole pipeline behind one value, for Rust programs that check answers without
+//! HTTP or Slack: [`Pipeline::builder`] takes the settings (the environment's, or your
+//! own), whether to probe links, and optionally a verifier, scorer or metrics of your
+//! own; [`Pipeline::check`] reads an [`Answer`] into a scored [`Report`]; the
+//! renderers turn it into Slack mrkdwn, Block Kit, text or JSON with the pipeline's
+//! render settings. `serve` (the Slack bot and the HTTP service) runs on one of these.
+
+use crate::collect::input::{parse_answer, FormatHint, InputError};
+use crate::config::Config;
+use crate::metrics::Metrics;
+use crate::model::{Answer, Report};
+use crate::render::{self, blocks::BlockMessage};
+use crate::score::Scorer;
+use crate::verify::{InternalChecker, Progress, Verifier, VerifyError};
+use std::sync::Arc;
+
+/// Collect, verify, score and render, with one set of settings.
+#[derive(Debug)]
+pub struct Pipeline {
+    config: Config,
+    verifier: Option<Verifier>,
+    scorer: Scorer,
+}
+
+/// Builds a [`Pipeline`]. Links are probed unless [`PipelineBuilder::verify`] is given
+/// `false`.
+#[derive(Default)]
+pub struct PipelineBuilder {
+    config: Option<Config>,
+    verify: Option<bool>,
+    verifier: Option<Verifier>,
+    scorer: Option<Scorer>,
+    metrics: Option<Arc<Metrics>>,
+    internal: Option<Arc<dyn InternalChecker>>,
+}
+
+impl PipelineBuilder {
+    /// Use `config` (default: [`Config::default`]; [`Config::from_env`] reads the
+    /// environment).
+    pub fn config(mut self, config: Config) -> Self {
+        self.config = Some(config);
+        self
+    }
+
+    /// Probe links (`true`, the default) or mark every source "not checked".
+    pub fn verify(mut self, verify: bool) -> Self {
+        self.verify = Some(verify);
+        self
+    }
+
+    /// Probe links with this verifier rather than one built from the settings
+    /// (implies `verify(true)` unless `verify(false)` is also given).
+    pub fn verifier(mut self, verifier: Verifier) -> Self {
+        self.verifier = Some(verifier);
+        self
+    }
+
+    /// Score with this scorer rather than one built from the settings (to plug in a
+    /// claim classifier of your own, say).
+    pub fn scorer(mut self, scorer: Scorer) -> Self {
+        self.scorer = Some(scorer);
+        self
+    }
+
+    /// Count links checked, probe latency and cache hits in `metrics` (for a verifier
+    /// built from the settings).
+    pub fn metrics(mut self, metrics: Arc<Metrics>) -> Self {
+        self.metrics = Some(metrics);
+        self
+    }
+
+    /// Check internal links (Slack permalinks…) with `checker` (for a verifier built
+    /// from the settings).
+    pub fn internal_checker(mut self, checker: Arc<dyn InternalChecker>) -> Self {
+        self.internal = Some(checker);
+        self
+    }
+
+    /// The pipeline. Fails only when link checking is on and its resolver or HTTP
+    /// client cannot be set up.
+    pub fn build(self) -> Result<Pipeline, VerifyError> {
+        let config = self.config.unwrap_or_default();
+        let verifier = match (self.verify.unwrap_or(true), self.verifier) {
+            (false, _) => None,
+            (true, Some(verifier)) => Some(verifier),
+            (true, None) => {
+                let mut builder = Verifier::builder().settings(config.verify.clone());
+                if let Some(metrics) = self.metrics {
+                    builder = builder.metrics(metrics);
+                }
+                if let Some(checker) = self.internal {
+                    builder = builder.internal_checker(checker);
+                }
+                Some(builder.build()?)
+            }
+        };
+        let scorer = self
+            .scorer
+            .unwrap_or_else(|| Scorer::from_settings(&config.score));
+        Ok(Pipeline {
+            config,
+            verifier,
+            scorer,
+        })
+    }
+}
+
+impl Pipeline {
+    /// A builder with the default settings and link checking on.
+    pub fn builder() -> PipelineBuilder {
+        PipelineBuilder::default()
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Whether links are probed.
+    pub fn verifies(&self) -> bool {
+        self.verifier.is_some()
+    }
+
+    /// Reads `bytes` (Markdown, mrkdwn, text, or any JSON answer shape) into an
+    /// [`Answer`], refusing more than the configured input size.
+    pub fn parse(&self, bytes: &[u8], hint: FormatHint) -> Result<Answer, InputError> {
+        parse_answer(bytes, hint, self.config.max_input_bytes)
+    }
+
+    /// Collects, verifies (when the pipeline probes links) and scores `answer`.
+    pub async fn check(&self, answer: &Answer) -> Report {
+        self.check_with_progress(answer, true, None).await
+    }
+
+    /// [`Pipeline::check`], probing links only when `verify` is true and the pipeline
+    /// probes links at all; `progress`, if given, counts the links as they are checked.
+    pub async fn check_with_progress(
+        &self,
+        answer: &Answer,
+        verify: bool,
+        progress: Option<&Progress>,
+    ) -> Report {
+        let options = &self.config.collect;
+        match self.verifier.as_ref().filter(|_| verify) {
+            Some(verifier) => {
+                crate::check_and_verify(answer, options, verifier, &self.scorer, progress).await
+            }
+            None => crate::check_with(answer, options, &self.scorer),
+        }
+    }
+
+    /// The report as Slack mrkdwn, as posted.
+    pub fn mrkdwn(&self, report: &Report) -> String {
+        render::mrkdwn(report, &self.config.render)
+    }
+
+    /// The report as a Block Kit message (`{text, blocks}`).
+    pub fn blocks(&self, report: &Report) -> BlockMessage {
+        render::blocks(report, &self.config.render)
+    }
+
+    /// The report as text for a terminal.
+    pub fn text(&self, report: &Report) -> String {
+        render::text(report, &self.config.render)
+    }
+
+    /// The report as JSON.
+    pub fn json(&self, report: &Report) -> String {
+        render::json(report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_pipeline_without_verification_scores_and_renders() {
+        let pipeline = Pipeline::builder().verify(false).build().expect("pipeline");
+        assert!(!pipeline.verifies());
+        let answer = pipeline
+            .parse(
+                b"Rust 1.0 shipped in 2015 [1].\n\n[1] https://blog.rust-lang.org/ - Rust blog",
+                FormatHint::Auto,
+            )
+            .expect("answer");
+        let report = pipeline.check(&answer).await;
+        assert_eq!(report.metrics.unique_sources, 1);
+        assert!(!report.verification.performed);
+        assert!(report.confidence.is_some());
+        assert!(pipeline
+            .mrkdwn(&report)
+            .contains("<https://blog.rust-lang.org/|Rust blog>"));
+        assert!(!pipeline.blocks(&report).blocks.is_empty());
+        assert!(pipeline.text(&report).contains("Rust blog"));
+        assert!(pipeline.json(&report).starts_with('{'));
+    }
+
+    #[tokio::test]
+    async fn the_input_limit_is_the_configured_one() {
+        let config = Config {
+            max_input_bytes: 10,
+            ..Config::default()
+        };
+        let pipeline = Pipeline::builder()
+            .config(config)
+            .verify(false)
+            .build()
+            .expect("pipeline");
+        assert!(matches!(
+            pipeline.parse(b"far more than ten bytes", FormatHint::Auto),
+            Err(InputError::TooLarge { limit: 10 })
+        ));
+    }
+}
