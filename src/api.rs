@@ -929,7 +929,7 @@ mod tests {
     #[test]
     fn bad_settings_name_the_variable_and_never_echo_a_token() {
         for (name, value, says) in [
-            (API_TOKEN, "short", "shorter than 16"),
+            (API_TOKEN, "x7tiny", "shorter than 16"),
             (API_TOKEN, "0123456789abcdef0123,tiny", "token 2 is shorter"),
             (API_RATE_LIMIT, "fast", "requests per period"),
             (API_RATE_LIMIT, "0/s", "requests per period"),
