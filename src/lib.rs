@@ -6,9 +6,35 @@
 //! The pipeline is plain functions over plain data:
 //! [`collect::input::parse_answer`] reads bytes into an [`Answer`],
 //! [`collect::collect`] finds its sources and claims, [`build_report`] assembles the
-//! [`Report`], and [`render`] turns it into Slack mrkdwn, Block Kit, text or JSON.
-//! [`check_and_verify`] also probes every external link with a [`verify::Verifier`]
-//! and records its verdict; [`check`] alone marks every source "not checked".
+//! [`Report`], [`verify::Verifier`] probes its links, [`score::Scorer`] rates its
+//! sources and the answer, and [`render`] turns it into Slack mrkdwn, Block Kit, text
+//! or JSON. [`pipeline::Pipeline`] runs them all with one set of settings — it is what
+//! the Slack bot, the HTTP service ([`api`]) and the command line use:
+//!
+//! ```
+//! use sourcebot::pipeline::Pipeline;
+//! use sourcebot::collect::input::FormatHint;
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
+//! // Links are probed unless told otherwise; this example stays offline.
+//! let pipeline = Pipeline::builder().verify(false).build()?;
+//! let answer = pipeline.parse(
+//!     b"Rust 1.0 shipped in May 2015 [1].\n\n\
+//!       [1] https://blog.rust-lang.org/2015/05/15/Rust-1.0.html - Announcing Rust 1.0",
+//!     FormatHint::Auto,
+//! )?;
+//! let report = pipeline.check(&answer).await;
+//! assert_eq!(report.metrics.unique_sources, 1);
+//! let confidence = report.confidence.as_ref().map(|c| c.value).unwrap_or_default();
+//! assert!(confidence > 0.5, "an official blog: {confidence}");
+//! let mrkdwn = pipeline.mrkdwn(&report);
+//! assert!(mrkdwn.contains("<https://blog.rust-lang.org/2015/05/15/Rust-1.0.html|Announcing Rust 1.0>"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # })?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Without a runtime, [`check`] does the same synchronously, links not probed:
 //!
 //! ```
 //! use sourcebot::{check, model::Answer, collect::CollectOptions, render};
@@ -17,10 +43,11 @@
 //!     "Rust 1.0 shipped in May 2015 [1].\n\n[1] https://blog.rust-lang.org/2015/05/15/Rust-1.0.html - Announcing Rust 1.0",
 //! );
 //! let report = check(&answer, &CollectOptions::default());
-//! assert_eq!(report.metrics.unique_sources, 1);
 //! let text = render::mrkdwn(&report, &render::RenderOptions::default());
 //! assert!(text.contains("<https://blog.rust-lang.org/2015/05/15/Rust-1.0.html|Announcing Rust 1.0>"));
 //! ```
+
+#![warn(missing_docs)]
 
 pub mod api;
 pub mod audit;
