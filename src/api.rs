@@ -3,7 +3,8 @@
 //! its rendered mrkdwn and blocks); `POST /v1/answers` also posts it to Slack — the
 //! answer itself with an "unverified" marker after each uncited claim, then its sources
 //! in the thread, or the sources alone as a reply; `GET /readyz` says whether Slack
-//! answered `auth.test` at start; `GET /metrics` serves [`crate::metrics`].
+//! answered `auth.test` at start ([`Gate`] answers for `serve` until it did);
+//! `GET /metrics` serves [`crate::metrics`].
 //!
 //! The `/v1` routes need a bearer token from `SOURCEBOT_API_TOKEN` (compared in
 //! constant time) and are off without one. Each token has its own rate limit; bodies,
@@ -301,6 +302,98 @@ impl ApiState {
     }
 }
 
+/// The door of `serve` while it signs in to Slack: from the first moment it answers
+/// `/healthz` (200), `/readyz` (503, with the sign-in's last error) and `/metrics`, and
+/// every other route with 503 `starting` (Slack retries its deliveries); once
+/// [`Gate::open`] is given the full app, every request goes there.
+#[derive(Clone)]
+pub struct Gate {
+    app: Arc<std::sync::RwLock<Option<Router>>>,
+    last_error: Arc<std::sync::Mutex<Option<String>>>,
+    metrics: Arc<Metrics>,
+}
+
+impl Gate {
+    /// A closed gate; its `/metrics` serves `metrics`.
+    pub fn new(metrics: Arc<Metrics>) -> Gate {
+        Gate {
+            app: Arc::new(std::sync::RwLock::new(None)),
+            last_error: Arc::new(std::sync::Mutex::new(None)),
+            metrics,
+        }
+    }
+
+    /// From now on every request goes to `app`.
+    pub fn open(&self, app: Router) {
+        if let Ok(mut slot) = self.app.write() {
+            *slot = Some(app);
+        }
+    }
+
+    /// Why signing in failed last, shown by `/readyz` until the gate opens.
+    pub fn sign_in_failed(&self, reason: String) {
+        if let Ok(mut last) = self.last_error.lock() {
+            *last = Some(reason);
+        }
+    }
+
+    /// The router to serve: the full app once open, the starting routes until then.
+    pub fn router(&self) -> Router {
+        let gate = self.clone();
+        Router::new().fallback(move |request: Request| {
+            let gate = gate.clone();
+            async move { gate.dispatch(request).await }
+        })
+    }
+
+    async fn dispatch(&self, request: Request) -> Response {
+        use tower::ServiceExt;
+        let app = self.app.read().ok().and_then(|slot| slot.clone());
+        let app = app.unwrap_or_else(|| self.starting());
+        match app.oneshot(request).await {
+            Ok(response) => response,
+            Err(never) => match never {},
+        }
+    }
+
+    fn starting(&self) -> Router {
+        let last_error = self.last_error.lock().ok().and_then(|last| last.clone());
+        let metrics = self.metrics.clone();
+        count_requests(
+            Router::new()
+                .route("/healthz", get(|| async { "ok" }))
+                .route(
+                    "/readyz",
+                    get(move || async move {
+                        (
+                            StatusCode::SERVICE_UNAVAILABLE,
+                            Json(serde_json::json!({
+                                "ready": false,
+                                "slack": {"auth_test": "pending", "last_error": last_error},
+                            })),
+                        )
+                    }),
+                )
+                .route(
+                    "/metrics",
+                    get({
+                        let metrics = metrics.clone();
+                        move || async move { metrics_response(&metrics) }
+                    }),
+                )
+                .fallback(|| async {
+                    ApiError::new(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        "starting",
+                        "sourcebot is signing in to Slack; try again shortly",
+                    )
+                    .retry_after(5)
+                }),
+            metrics,
+        )
+    }
+}
+
 /// `/readyz`, `/metrics`, `/v1/check` and `/v1/answers`, with a JSON 404 for anything
 /// else. Merge the Slack routes (and `/healthz`) beside it, then wrap the whole with
 /// [`count_requests`].
@@ -360,12 +453,16 @@ async fn readyz(State(state): State<Arc<ApiState>>) -> Response {
 }
 
 async fn metrics(State(state): State<Arc<ApiState>>) -> Response {
+    metrics_response(state.bot.metrics())
+}
+
+fn metrics_response(metrics: &Metrics) -> Response {
     (
         [(
             header::CONTENT_TYPE,
             "application/openmetrics-text; version=1.0.0; charset=utf-8",
         )],
-        state.bot.metrics().encode(),
+        metrics.encode(),
     )
         .into_response()
 }

@@ -12,6 +12,7 @@ use sourcebot::metrics::Metrics;
 use sourcebot::model::{Answer, Origin, Report};
 use sourcebot::render;
 use sourcebot::score::Scorer;
+use sourcebot::slack::api::CallError;
 use sourcebot::slack::{self, Bot, SlackSettings, Transport};
 use sourcebot::verify::{Progress, Verifier};
 use std::io::{IsTerminal, Write};
@@ -459,47 +460,86 @@ fn serve(config: Config) -> anyhow::Result<()> {
     runtime()?.block_on(async move {
         sourcebot::verify::install_crypto_provider();
         let metrics = Metrics::new();
-        let bot = Bot::start_with_metrics(&settings, config, metrics.clone()).await?;
+        // Listen first: probes get answers (/healthz 200, /readyz 503) while signing in.
+        let listener = tokio::net::TcpListener::bind(settings.listen)
+            .await
+            .with_context(|| format!("cannot listen on {}", settings.listen))?;
+        let gate = api::Gate::new(metrics.clone());
+        let app = gate.router();
+        let http = tokio::spawn(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(stop_signal())
+                .await
+        });
+        let bot = tokio::select! {
+            bot = sign_in(&settings, config, metrics.clone(), &gate) => bot?,
+            _ = stop_signal() => {
+                tracing::info!("stopped before signing in");
+                return Ok(());
+            }
+        };
         if api_settings.enabled() {
             tracing::info!(
                 tokens = api_settings.tokens.len(),
                 "answer API on: POST /v1/check, POST /v1/answers"
             );
         } else {
-            tracing::info!("answer API off: set SOURCEBOT_API_TOKEN to serve /v1/check and /v1/answers");
+            tracing::info!(
+                "answer API off: set SOURCEBOT_API_TOKEN to serve /v1/check and /v1/answers"
+            );
         }
         let api_routes = api::router(ApiState::new(bot.clone(), api_settings));
-        let listener = tokio::net::TcpListener::bind(settings.listen)
-            .await
-            .with_context(|| format!("cannot listen on {}", settings.listen))?;
         match &settings.transport {
             Transport::Http { signing_secret } => {
                 let slack_routes =
                     slack::http::router(bot, signing_secret, settings.max_body_bytes);
-                let app = api::count_requests(slack_routes.merge(api_routes), metrics);
+                gate.open(api::count_requests(slack_routes.merge(api_routes), metrics));
                 tracing::info!(listen = %settings.listen, "serving Slack over HTTP");
-                axum::serve(listener, app)
-                    .with_graceful_shutdown(stop_signal())
-                    .await
+                http.await
+                    .context("the HTTP server failed")?
                     .context("the HTTP server stopped")?;
             }
             Transport::Socket { app_token } => {
+                let app = slack::http::health_router().merge(api_routes);
+                gate.open(api::count_requests(app, metrics));
                 tracing::info!(listen = %settings.listen, "serving /healthz, /readyz, /metrics and the answer API; Slack over Socket Mode");
-                let app = api::count_requests(slack::http::health_router().merge(api_routes), metrics);
-                let http = axum::serve(listener, app);
-                tokio::spawn(async move {
-                    if let Err(error) = http.await {
-                        tracing::error!(%error, "the HTTP server stopped");
-                    }
-                });
-                slack::socket::serve(bot, app_token)
-                    .await
-                    .context("Socket Mode failed")?;
+                tokio::select! {
+                    socket = slack::socket::serve(bot, app_token) => socket.context("Socket Mode failed")?,
+                    _ = stop_signal() => {}
+                }
             }
         }
         tracing::info!("stopped");
         Ok(())
     })
+}
+
+/// Signs in to Slack, trying again (after 2 s, then up to a minute apart) while Slack
+/// cannot be reached; a token Slack refuses, or a pipeline that cannot be built, ends
+/// it. `/readyz` shows the last failure meanwhile.
+async fn sign_in(
+    settings: &SlackSettings,
+    config: Config,
+    metrics: Arc<Metrics>,
+    gate: &api::Gate,
+) -> anyhow::Result<Arc<Bot>> {
+    let mut wait = Duration::from_secs(2);
+    loop {
+        match Bot::start_with_metrics(settings, config.clone(), metrics.clone()).await {
+            Ok(bot) => return Ok(bot),
+            Err(slack::StartError::SignIn(
+                error @ (CallError::Timeout { .. }
+                | CallError::Transport { .. }
+                | CallError::RateLimited { .. }),
+            )) => {
+                tracing::warn!(%error, retry_in_s = wait.as_secs(), "cannot reach Slack; trying again");
+                gate.sign_in_failed(error.to_string());
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(Duration::from_secs(60));
+            }
+            Err(error) => return Err(error.into()),
+        }
+    }
 }
 
 /// Resolves on Ctrl-C or SIGTERM.

@@ -112,6 +112,104 @@ async fn a_token_slack_refuses_stops_start_up() {
     );
 }
 
+/// Polls `/readyz` until it answers 200.
+async fn ready_within(client: &reqwest::Client, port: u16, limit: Duration) -> bool {
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        if let Ok(response) = client
+            .get(format!("http://127.0.0.1:{port}/readyz"))
+            .send()
+            .await
+        {
+            if response.status().is_success() {
+                return true;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    false
+}
+
+fn free_port() -> u16 {
+    let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    probe.local_addr().expect("addr").port()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn it_is_not_ready_until_slack_answers_and_keeps_trying() {
+    sourcebot::verify::install_crypto_provider();
+    let slack = FakeSlack::start().await;
+    slack.fail_next("auth.test", Failure::ServerError, 1);
+    let port = free_port();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut cmd = serve(
+        dir.path(),
+        &[
+            ("SLACK_BOT_TOKEN", BOT_TOKEN.into()),
+            ("SLACK_SIGNING_SECRET", SIGNING_SECRET.into()),
+            ("SOURCEBOT_SLACK_API_URL", slack.api_url()),
+            ("SOURCEBOT_LISTEN", format!("127.0.0.1:{port}")),
+        ],
+    );
+    cmd.stdout(Stdio::null()).stderr(Stdio::null());
+    let _running = Running(cmd.spawn().expect("spawn"));
+    let client = reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .expect("client");
+    // The first auth.test fails with a 500: alive, not ready, and it says why.
+    let started = Instant::now();
+    let mut not_ready = None;
+    while started.elapsed() < Duration::from_secs(10) && not_ready.is_none() {
+        if let Ok(response) = client
+            .get(format!("http://127.0.0.1:{port}/readyz"))
+            .send()
+            .await
+        {
+            let status = response.status().as_u16();
+            let text = response.text().await.unwrap_or_default();
+            let body: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+            if status == 503 && !body["slack"]["last_error"].is_null() {
+                not_ready = Some(body);
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let body = not_ready.expect("/readyz said 503 with the sign-in error");
+    assert_eq!(body["ready"], false);
+    assert!(
+        body["slack"]["last_error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("auth.test"),
+        "{body}"
+    );
+    let health = client
+        .get(format!("http://127.0.0.1:{port}/healthz"))
+        .send()
+        .await
+        .expect("healthz");
+    assert_eq!(health.status().as_u16(), 200);
+    let early = client
+        .post(format!("http://127.0.0.1:{port}/slack/events"))
+        .body("{}")
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(
+        early.status().as_u16(),
+        503,
+        "Slack is asked to retry later"
+    );
+    assert!(early.headers().contains_key("retry-after"));
+    // The retry (2 s later) succeeds.
+    assert!(
+        ready_within(&client, port, Duration::from_secs(10)).await,
+        "never became ready"
+    );
+    assert_eq!(slack.calls_to("auth.test").len(), 2);
+}
+
 /// Kills the child when the test ends, pass or fail.
 struct Running(Child);
 
@@ -126,10 +224,7 @@ impl Drop for Running {
 async fn it_serves_health_and_logs_json_without_secrets() {
     sourcebot::verify::install_crypto_provider();
     let slack = FakeSlack::start().await;
-    let port = {
-        let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        probe.local_addr().expect("addr").port()
-    };
+    let port = free_port();
     let dir = tempfile::tempdir().expect("tempdir");
     let mut cmd = serve(
         dir.path(),
@@ -162,6 +257,10 @@ async fn it_serves_health_and_logs_json_without_secrets() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(healthy, "/healthz never answered");
+    assert!(
+        ready_within(&client, port, Duration::from_secs(10)).await,
+        "/readyz never said ready"
+    );
     // An unsigned request: refused, and logged.
     let refused = client
         .post(format!("http://127.0.0.1:{port}/slack/events"))
