@@ -280,6 +280,7 @@ pub struct ApiState {
     limiter: DefaultKeyedRateLimiter<usize>,
     in_flight: Semaphore,
     signed_in_at: u64,
+    replies: Replies,
 }
 
 impl ApiState {
@@ -295,6 +296,7 @@ impl ApiState {
             settings,
             limiter: RateLimiter::keyed(quota),
             in_flight: Semaphore::new(MAX_IN_FLIGHT),
+            replies: Replies::default(),
             signed_in_at: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
@@ -716,9 +718,18 @@ async fn run_check(state: &ApiState, answer: &Answer, verify: bool) -> Result<Re
     Ok(report)
 }
 
-fn respond(state: &ApiState, report: &Report, posted: Option<Posted>) -> Response {
+fn respond(state: &ApiState, report: &Report) -> Result<Response, ApiError> {
+    response_body(state, report, None).map(|body| Json(body).into_response())
+}
+
+/// The report with its renderings (and where it was posted) as JSON.
+fn response_body(
+    state: &ApiState,
+    report: &Report,
+    posted: Option<Posted>,
+) -> Result<Value, ApiError> {
     let pipeline = state.bot.pipeline();
-    Json(CheckResponse {
+    serde_json::to_value(CheckResponse {
         report,
         rendered: Rendered {
             mrkdwn: pipeline.mrkdwn(report),
@@ -726,7 +737,13 @@ fn respond(state: &ApiState, report: &Report, posted: Option<Posted>) -> Respons
         },
         posted,
     })
-    .into_response()
+    .map_err(|e| {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "internal",
+            format!("the report could not be written as JSON: {e}"),
+        )
+    })
 }
 
 async fn check(
@@ -746,7 +763,7 @@ async fn check(
         .map_err(malformed)?;
     check_source_count(&answer, state.settings.max_sources)?;
     let report = run_check(&state, &answer, verify).await?;
-    Ok(respond(&state, &report, None))
+    respond(&state, &report)
 }
 
 /// A `/v1/answers` request, read field by field so that each problem names its field.
@@ -880,7 +897,58 @@ async fn answers(
     let _permit = admit(&state, &headers).await?;
     let verify = query.verify()?;
     format_hint(&headers, true)?;
+    let key = idempotency_key(&headers)?;
     let bytes = read_body(body, &headers, state.settings.max_body_bytes).await?;
+    let Some(key) = key else {
+        return check_and_post(state.clone(), bytes, verify)
+            .await
+            .map(Json)
+            .map(IntoResponse::into_response);
+    };
+    // The token is part of the key: one caller cannot replay another's answer.
+    let token = bearer(&headers).unwrap_or_default().to_string();
+    let cell = state.replies.cell(&token, &key);
+    let mut replayed = true;
+    let outcome = cell
+        .get_or_try_init(|| {
+            replayed = false;
+            let state = state.clone();
+            async move {
+                match check_and_post(state, bytes, verify).await {
+                    Ok(body) => Ok(Ok(body)),
+                    // Something went to Slack: a retry must not post it again.
+                    Err(error)
+                        if error
+                            .extra
+                            .as_ref()
+                            .is_some_and(|e| e.get("posted_answer_ts").is_some()) =>
+                    {
+                        Ok(Err(error))
+                    }
+                    Err(error) => Err(error),
+                }
+            }
+        })
+        .await?
+        .clone();
+    let mut response = match outcome {
+        Ok(body) => Json(body).into_response(),
+        Err(error) => error.into_response(),
+    };
+    if replayed {
+        response
+            .headers_mut()
+            .insert("idempotent-replayed", HeaderValue::from_static("true"));
+    }
+    Ok(response)
+}
+
+/// Checks the answer of a `/v1/answers` body and posts it; the response body.
+async fn check_and_post(
+    state: Arc<ApiState>,
+    bytes: Bytes,
+    verify: bool,
+) -> Result<Value, ApiError> {
     let request = answer_request(&bytes, &state)?;
     check_source_count(&request.answer, state.settings.max_sources)?;
     let report = run_check(&state, &request.answer, verify).await?;
@@ -896,10 +964,81 @@ async fn answers(
             ));
         }
     }
-    // From here on the request runs to its end: a post cut off half-way would leave a
-    // caller who retries with a second copy in Slack.
-    let posted = post_to_slack(&state, &request, answer_text.as_deref(), &report).await?;
-    Ok(respond(&state, &report, Some(posted)))
+    // Posting runs in a task of its own, to its end: a caller who hangs up half-way
+    // must not leave half a post behind for a retry to double.
+    let posting = tokio::spawn(async move {
+        let posted = post_to_slack(&state, &request, answer_text.as_deref(), &report).await?;
+        response_body(&state, &report, Some(posted))
+    });
+    posting.await.map_err(|error| {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "internal",
+            format!("posting failed: {error}"),
+        )
+    })?
+}
+
+/// `Idempotency-Key`: the same key (with the same token) within [`REPLY_TTL`] gets
+/// the first request's response instead of a second post.
+fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    let Some(value) = headers.get("idempotency-key") else {
+        return Ok(None);
+    };
+    let key = value.to_str().ok().map(str::trim).unwrap_or_default();
+    if key.is_empty() || key.len() > 200 || key.chars().any(|c| c.is_control()) {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "malformed",
+            "Idempotency-Key: expected 1 to 200 printable characters",
+        )
+        .at("Idempotency-Key"));
+    }
+    Ok(Some(key.to_string()))
+}
+
+/// How long an `Idempotency-Key`'s response is kept.
+pub const REPLY_TTL: Duration = Duration::from_secs(3600);
+/// Most `Idempotency-Key` responses kept; the oldest go first beyond it.
+pub const MAX_REPLIES: usize = 10_000;
+
+type Reply = Result<Value, ApiError>;
+
+/// Responses by (token, idempotency key), each behind a cell that concurrent requests
+/// with the same key wait on.
+#[derive(Default)]
+struct Replies {
+    cells:
+        dashmap::DashMap<(String, String), (std::time::Instant, Arc<tokio::sync::OnceCell<Reply>>)>,
+}
+
+impl Replies {
+    fn cell(&self, token: &str, key: &str) -> Arc<tokio::sync::OnceCell<Reply>> {
+        if self.cells.len() >= MAX_REPLIES {
+            self.cells.retain(|_, (at, _)| at.elapsed() < REPLY_TTL);
+            while self.cells.len() >= MAX_REPLIES {
+                let oldest = self
+                    .cells
+                    .iter()
+                    .min_by_key(|entry| entry.value().0)
+                    .map(|entry| entry.key().clone());
+                match oldest {
+                    Some(oldest) => {
+                        self.cells.remove(&oldest);
+                    }
+                    None => break,
+                }
+            }
+        }
+        let mut entry = self
+            .cells
+            .entry((token.to_string(), key.to_string()))
+            .or_insert_with(|| (std::time::Instant::now(), Arc::default()));
+        if entry.0.elapsed() >= REPLY_TTL {
+            *entry = (std::time::Instant::now(), Arc::default());
+        }
+        entry.1.clone()
+    }
 }
 
 /// Posts the answer (when given) and the sources section in its thread.
