@@ -1003,17 +1003,19 @@ pub const REPLY_TTL: Duration = Duration::from_secs(3600);
 pub const MAX_REPLIES: usize = 10_000;
 
 type Reply = Result<Value, ApiError>;
+/// A response being made, or made, for one key.
+type ReplyCell = Arc<tokio::sync::OnceCell<Reply>>;
 
 /// Responses by (token, idempotency key), each behind a cell that concurrent requests
 /// with the same key wait on.
 #[derive(Default)]
 struct Replies {
-    cells:
-        dashmap::DashMap<(String, String), (std::time::Instant, Arc<tokio::sync::OnceCell<Reply>>)>,
+    /// (token, key) → when the first request came, and its response.
+    cells: dashmap::DashMap<(String, String), (std::time::Instant, ReplyCell)>,
 }
 
 impl Replies {
-    fn cell(&self, token: &str, key: &str) -> Arc<tokio::sync::OnceCell<Reply>> {
+    fn cell(&self, token: &str, key: &str) -> ReplyCell {
         if self.cells.len() >= MAX_REPLIES {
             self.cells.retain(|_, (at, _)| at.elapsed() < REPLY_TTL);
             while self.cells.len() >= MAX_REPLIES {
