@@ -405,6 +405,7 @@ pub fn router(state: Arc<ApiState>) -> Router {
         .route("/metrics", get(metrics))
         .route("/v1/check", post(check))
         .route("/v1/answers", post(answers))
+        .method_not_allowed_fallback(method_not_allowed)
         .fallback(not_found)
         .with_state(state)
 }
@@ -437,6 +438,14 @@ async fn not_found(request: Request) -> ApiError {
         );
     }
     ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such route")
+}
+
+async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        format!("{method} is not allowed on {}", uri.path()),
+    )
 }
 
 async fn readyz(State(state): State<Arc<ApiState>>) -> Response {
@@ -493,6 +502,15 @@ impl CheckQuery {
             .at("?verify")),
         }
     }
+}
+
+/// The query, or a 400 saying what is wrong with it.
+fn read_query(
+    query: Result<Query<CheckQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<CheckQuery, ApiError> {
+    query
+        .map(|Query(q)| q)
+        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "malformed", e.body_text()).at("?"))
 }
 
 /// The report with its renderings.
@@ -692,12 +710,18 @@ fn too_many_sources(count: usize, limit: usize) -> ApiError {
     )
 }
 
-/// Collects, verifies (when asked) and scores `answer` within the time allowed.
+/// Collects, verifies (when asked) and scores `answer` within the time allowed. The
+/// sources are counted before any link is probed: the limit bounds the probing.
 async fn run_check(state: &ApiState, answer: &Answer, verify: bool) -> Result<Report, ApiError> {
     let pipeline = state.bot.pipeline();
-    let report = tokio::time::timeout(
+    let mut report = pipeline.collect(answer);
+    let listed = report.metrics.unique_sources + report.metrics.links_skipped;
+    if listed > state.settings.max_sources {
+        return Err(too_many_sources(listed, state.settings.max_sources));
+    }
+    tokio::time::timeout(
         state.settings.timeout,
-        pipeline.check_with_progress(answer, verify, None),
+        pipeline.verify_and_score(&mut report, verify, None),
     )
     .await
     .map_err(|_| {
@@ -711,10 +735,6 @@ async fn run_check(state: &ApiState, answer: &Answer, verify: bool) -> Result<Re
         )
         .retry_after(1)
     })?;
-    let listed = report.metrics.unique_sources + report.metrics.links_skipped;
-    if listed > state.settings.max_sources {
-        return Err(too_many_sources(listed, state.settings.max_sources));
-    }
     Ok(report)
 }
 
@@ -748,12 +768,12 @@ fn response_body(
 
 async fn check(
     State(state): State<Arc<ApiState>>,
-    Query(query): Query<CheckQuery>,
+    query: Result<Query<CheckQuery>, axum::extract::rejection::QueryRejection>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
     let _permit = admit(&state, &headers).await?;
-    let verify = query.verify()?;
+    let verify = read_query(query)?.verify()?;
     let hint = format_hint(&headers, false)?;
     let bytes = read_body(body, &headers, state.settings.max_body_bytes).await?;
     let answer = state
@@ -890,12 +910,12 @@ fn unusable(field: &str, why: &str) -> ApiError {
 
 async fn answers(
     State(state): State<Arc<ApiState>>,
-    Query(query): Query<CheckQuery>,
+    query: Result<Query<CheckQuery>, axum::extract::rejection::QueryRejection>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
     let _permit = admit(&state, &headers).await?;
-    let verify = query.verify()?;
+    let verify = read_query(query)?.verify()?;
     format_hint(&headers, true)?;
     let key = idempotency_key(&headers)?;
     let bytes = read_body(body, &headers, state.settings.max_body_bytes).await?;

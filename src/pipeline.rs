@@ -140,13 +140,32 @@ impl Pipeline {
         verify: bool,
         progress: Option<&Progress>,
     ) -> Report {
-        let options = &self.config.collect;
-        match self.verifier.as_ref().filter(|_| verify) {
-            Some(verifier) => {
-                crate::check_and_verify(answer, options, verifier, &self.scorer, progress).await
-            }
-            None => crate::check_with(answer, options, &self.scorer),
+        let mut report = self.collect(answer);
+        self.verify_and_score(&mut report, verify, progress).await;
+        report
+    }
+
+    /// The first half of a check: `answer`'s sources and claims, nothing probed or
+    /// scored yet — enough to count what a check would cost.
+    pub fn collect(&self, answer: &Answer) -> Report {
+        crate::build_report(
+            answer,
+            crate::collect::collect(answer, &self.config.collect),
+        )
+    }
+
+    /// The second half: probes the links of a [`Pipeline::collect`]ed report (when
+    /// `verify` is true and the pipeline probes links) and scores it.
+    pub async fn verify_and_score(
+        &self,
+        report: &mut Report,
+        verify: bool,
+        progress: Option<&Progress>,
+    ) {
+        if let Some(verifier) = self.verifier.as_ref().filter(|_| verify) {
+            verifier.verify_report(report, progress).await;
         }
+        self.scorer.score_report(report);
     }
 
     /// The report as Slack mrkdwn, as posted.
