@@ -182,7 +182,7 @@ async fn main() {
         .expect("client");
     let healthy = async {
         loop {
-            if let Ok(response) = http.get(format!("http://{addr}/healthz")).send().await {
+            if let Ok(response) = http.get(format!("http://{addr}/readyz")).send().await {
                 if response.status().is_success() {
                     break;
                 }
@@ -194,7 +194,8 @@ async fn main() {
         .await
         .is_err()
     {
-        eprintln!("api_bench: sourcebot serve did not answer /healthz within 20 s");
+        eprintln!("api_bench: sourcebot serve did not say ready (/readyz) within 20 s");
+        drop(bot); // exit skips destructors: stop the server first
         std::process::exit(1);
     }
     let cpus_allowed = status_field(bot_pid, "Cpus_allowed_list:");
@@ -210,6 +211,7 @@ async fn main() {
             "api_bench: the first POST /v1/check?verify=false was answered {status}: {}",
             String::from_utf8_lossy(&first_body)
         );
+        drop(bot); // exit skips destructors: stop the server first
         std::process::exit(1);
     }
     let shape = summary(&first_body);

@@ -121,7 +121,7 @@ async fn main() {
         .expect("client");
     let healthy = async {
         loop {
-            if let Ok(response) = http.get(format!("http://{addr}/healthz")).send().await {
+            if let Ok(response) = http.get(format!("http://{addr}/readyz")).send().await {
                 if response.status().is_success() {
                     break;
                 }
@@ -133,7 +133,8 @@ async fn main() {
         .await
         .is_err()
     {
-        eprintln!("serve_bench: sourcebot serve did not answer /healthz within 20 s");
+        eprintln!("serve_bench: sourcebot serve did not say ready (/readyz) within 20 s");
+        drop(bot); // exit skips destructors: stop the server first
         std::process::exit(1);
     }
     let url = format!("http://{addr}/slack/events");

@@ -153,24 +153,107 @@ const STATISTICS: &[&str] = &[
     "decrease",
 ];
 
+/// The keyword lists in the order they are tried: health, law, money, code,
+/// statistics.
+const TYPES: [(ClaimType, &[&str]); 5] = [
+    (ClaimType::Health, HEALTH),
+    (ClaimType::Law, LAW),
+    (ClaimType::Money, MONEY),
+    (ClaimType::Code, CODE),
+    (ClaimType::Statistics, STATISTICS),
+];
+
+/// One keyword as the matcher looks for it.
+struct Keyword {
+    /// Index into [`TYPES`].
+    rank: usize,
+    /// Symbols and multi-word keys match anywhere.
+    anywhere: bool,
+    /// Whole words must end at a word boundary; stems (`licen*`) need not.
+    whole: bool,
+}
+
+/// Every keyword of every type in one Aho-Corasick automaton, so a claim is read once
+/// however many keywords there are.
+struct Matcher {
+    automaton: aho_corasick::AhoCorasick,
+    keywords: Vec<Keyword>,
+}
+
+fn matcher() -> Option<&'static Matcher> {
+    static MATCHER: std::sync::OnceLock<Option<Matcher>> = std::sync::OnceLock::new();
+    MATCHER
+        .get_or_init(|| {
+            let mut patterns = Vec::new();
+            let mut keywords = Vec::new();
+            for (rank, (_, words)) in TYPES.iter().enumerate() {
+                for word in *words {
+                    let anywhere = !word.chars().next().is_some_and(char::is_alphanumeric)
+                        || word.contains(' ');
+                    let (stem, whole) = match word.strip_suffix('*') {
+                        Some(stem) if !anywhere => (stem, false),
+                        _ => (*word, true),
+                    };
+                    patterns.push(stem);
+                    keywords.push(Keyword {
+                        rank,
+                        anywhere,
+                        whole,
+                    });
+                }
+            }
+            aho_corasick::AhoCorasick::new(patterns)
+                .ok()
+                .map(|automaton| Matcher {
+                    automaton,
+                    keywords,
+                })
+        })
+        .as_ref()
+}
+
 impl ClaimClassifier for RuleClassifier {
     fn classify(&self, claim: &str) -> ClaimType {
         let text = format!(" {} ", claim.to_lowercase());
-        let has = |words: &[&str]| words.iter().any(|w| contains_word(&text, w));
-        if has(HEALTH) {
-            ClaimType::Health
-        } else if has(LAW) {
-            ClaimType::Law
-        } else if has(MONEY) {
-            ClaimType::Money
-        } else if has(CODE) {
-            ClaimType::Code
-        } else if has(STATISTICS) {
-            ClaimType::Statistics
-        } else {
-            ClaimType::General
+        let Some(matcher) = matcher() else {
+            return classify_slowly(&text);
+        };
+        let mut found = [false; TYPES.len()];
+        for hit in matcher.automaton.find_overlapping_iter(&text) {
+            let keyword = &matcher.keywords[hit.pattern().as_usize()];
+            if found[keyword.rank] {
+                continue;
+            }
+            let before_ok = keyword.anywhere
+                || text[..hit.start()]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| !c.is_alphanumeric());
+            let after_ok = keyword.anywhere
+                || !keyword.whole
+                || text[hit.end()..]
+                    .chars()
+                    .next()
+                    .is_none_or(|c| !c.is_alphanumeric());
+            found[keyword.rank] = before_ok && after_ok;
+            if found[0] {
+                break; // health is tried first: nothing can beat it
+            }
         }
+        found
+            .iter()
+            .position(|&f| f)
+            .map_or(ClaimType::General, |rank| TYPES[rank].0)
     }
+}
+
+/// The same decision keyword by keyword: the reference the automaton is tested
+/// against, and the fallback should the automaton ever fail to build.
+fn classify_slowly(text: &str) -> ClaimType {
+    TYPES
+        .iter()
+        .find(|(_, words)| words.iter().any(|w| contains_word(text, w)))
+        .map_or(ClaimType::General, |(claim_type, _)| *claim_type)
 }
 
 /// Whether `keyword` occurs in `text` (lower-case, padded with spaces): symbols and
@@ -322,6 +405,28 @@ mod tests {
                 fits.windows(2).all(|w| w[0] >= w[1]),
                 "{claim_type:?}: {fits:?}"
             );
+        }
+    }
+
+    proptest::proptest! {
+        /// The automaton decides exactly as the keyword-by-keyword reference, on text
+        /// made of keywords, their pieces, word characters and separators.
+        #[test]
+        fn the_automaton_agrees_with_the_reference(
+            pieces in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::sample::select(
+                        TYPES.iter().flat_map(|(_, w)| w.iter().map(|k| k.trim_end_matches('*').to_string())).collect::<Vec<_>>()
+                    ),
+                    "[a-z]{1,4}",
+                    proptest::sample::select(vec![" ".to_string(), "-".to_string(), "/".to_string(), "é".to_string(), "%".to_string(), "`".to_string(), ", ".to_string()]),
+                ],
+                0..12,
+            )
+        ) {
+            let claim = pieces.concat();
+            let text = format!(" {} ", claim.to_lowercase());
+            proptest::prop_assert_eq!(RuleClassifier.classify(&claim), classify_slowly(&text), "{:?}", claim);
         }
     }
 }
