@@ -281,6 +281,10 @@ async fn it_serves_health_and_logs_json_without_secrets() {
         assert!(parsed.is_ok(), "not a JSON log line: {line}");
     }
     assert!(logs.contains("signed in to Slack"), "{logs}");
+    assert!(
+        logs.contains("answer API off: set SOURCEBOT_API_TOKEN"),
+        "start-up says the API is off: {logs}"
+    );
     assert!(!logs.contains(BOT_TOKEN), "the bot token was logged");
     assert!(
         !logs.contains(SIGNING_SECRET),
@@ -289,5 +293,59 @@ async fn it_serves_health_and_logs_json_without_secrets() {
     assert_eq!(
         slack.calls_to("auth.test")[0].token.as_deref(),
         Some(BOT_TOKEN)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_answer_api_is_served_beside_slack_when_a_token_is_set() {
+    sourcebot::verify::install_crypto_provider();
+    let slack = FakeSlack::start().await;
+    let port = free_port();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let token = "serve-cli-token-0123456789";
+    let mut cmd = serve(
+        dir.path(),
+        &[
+            ("SLACK_BOT_TOKEN", BOT_TOKEN.into()),
+            ("SLACK_SIGNING_SECRET", SIGNING_SECRET.into()),
+            ("SOURCEBOT_SLACK_API_URL", slack.api_url()),
+            ("SOURCEBOT_LISTEN", format!("127.0.0.1:{port}")),
+            ("SOURCEBOT_API_TOKEN", token.into()),
+        ],
+    );
+    cmd.stdout(Stdio::null()).stderr(Stdio::null());
+    let _running = Running(cmd.spawn().expect("spawn"));
+    let client = reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .expect("client");
+    assert!(ready_within(&client, port, Duration::from_secs(10)).await);
+    let checked = client
+        .post(format!("http://127.0.0.1:{port}/v1/check?verify=false"))
+        .bearer_auth(token)
+        .header("content-type", "text/markdown")
+        .body("Rust 1.0 shipped in 2015 [1].\n\n[1] https://blog.rust-lang.org/ - Rust blog")
+        .send()
+        .await
+        .expect("check");
+    assert_eq!(checked.status().as_u16(), 200);
+    let report: serde_json::Value =
+        serde_json::from_str(&checked.text().await.expect("body")).expect("JSON");
+    assert_eq!(report["metrics"]["unique_sources"], 1);
+    let metrics = client
+        .get(format!("http://127.0.0.1:{port}/metrics"))
+        .send()
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("body");
+    assert!(
+        metrics.contains("sourcebot_http_requests_total{route=\"/v1/check\",status=\"200\"} 1"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("sourcebot_slack_api_calls_total{method=\"auth.test\",outcome=\"ok\"} 1"),
+        "{metrics}"
     );
 }
