@@ -759,7 +759,7 @@ fn response_body(
     })
     .map_err(|e| {
         ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
+            StatusCode::INTERNAL_SERVER_ERROR,
             "internal",
             format!("the report could not be written as JSON: {e}"),
         )
@@ -830,7 +830,7 @@ fn answer_request(bytes: &[u8], state: &ApiState) -> Result<AnswerRequest, ApiEr
         let valid = ts.split_once('.').is_some_and(|(s, us)| {
             !s.is_empty()
                 && !us.is_empty()
-                && (s.to_string() + us).chars().all(|c| c.is_ascii_digit())
+                && s.chars().chain(us.chars()).all(|c| c.is_ascii_digit())
         });
         if !valid {
             return Err(unusable(
@@ -855,7 +855,7 @@ fn answer_request(bytes: &[u8], state: &ApiState) -> Result<AnswerRequest, ApiEr
         return Err(unusable("text", "post_answer needs the answer's text"));
     }
     let mut shape = Map::new();
-    shape.insert("text".into(), Value::from(text.clone()));
+    shape.insert("text".into(), Value::from(text));
     if let Some(sources) = object.get("sources").filter(|s| !s.is_null()) {
         shape.insert("sources".into(), sources.clone());
     }
@@ -992,7 +992,7 @@ async fn check_and_post(
     });
     posting.await.map_err(|error| {
         ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
+            StatusCode::INTERNAL_SERVER_ERROR,
             "internal",
             format!("posting failed: {error}"),
         )
