@@ -710,11 +710,36 @@ fn too_many_sources(count: usize, limit: usize) -> ApiError {
     )
 }
 
+/// Answers at least this large (text plus about 200 bytes per structured source) are
+/// collected on the blocking pool; smaller ones cost less than the hand-over.
+const BLOCKING_COLLECT_BYTES: usize = 64 * 1024;
+
 /// Collects, verifies (when asked) and scores `answer` within the time allowed. The
 /// sources are counted before any link is probed: the limit bounds the probing.
-async fn run_check(state: &ApiState, answer: &Answer, verify: bool) -> Result<Report, ApiError> {
+/// Collecting is CPU work that grows with the answer (about 10 ms for 1 MiB), so a
+/// large answer is collected on the blocking pool, not on the workers that answer
+/// other requests.
+async fn run_check(
+    state: &Arc<ApiState>,
+    answer: Answer,
+    verify: bool,
+) -> Result<Report, ApiError> {
+    let size = answer.text.len() + answer.sources.len() * 200;
+    let mut report = if size < BLOCKING_COLLECT_BYTES {
+        state.bot.pipeline().collect(&answer)
+    } else {
+        let collecting = state.clone();
+        tokio::task::spawn_blocking(move || collecting.bot.pipeline().collect(&answer))
+            .await
+            .map_err(|error| {
+                ApiError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal",
+                    format!("collecting the sources failed: {error}"),
+                )
+            })?
+    };
     let pipeline = state.bot.pipeline();
-    let mut report = pipeline.collect(answer);
     let listed = report.metrics.unique_sources + report.metrics.links_skipped;
     if listed > state.settings.max_sources {
         return Err(too_many_sources(listed, state.settings.max_sources));
@@ -782,7 +807,7 @@ async fn check(
         .parse(&bytes, hint)
         .map_err(malformed)?;
     check_source_count(&answer, state.settings.max_sources)?;
-    let report = run_check(&state, &answer, verify).await?;
+    let report = run_check(&state, answer, verify).await?;
     respond(&state, &report)
 }
 
@@ -971,7 +996,7 @@ async fn check_and_post(
 ) -> Result<Value, ApiError> {
     let request = answer_request(&bytes, &state)?;
     check_source_count(&request.answer, state.settings.max_sources)?;
-    let report = run_check(&state, &request.answer, verify).await?;
+    let report = run_check(&state, request.answer.clone(), verify).await?;
     let answer_text = request
         .post_answer
         .then(|| answer_mrkdwn(&request.answer.text, &report));

@@ -1442,3 +1442,26 @@ async fn the_gate_answers_while_signing_in_then_hands_over() {
     assert_eq!((open.status, open.text.as_str()), (200, "open"));
     server.abort();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_answer_is_collected_off_the_workers_all_the_same() {
+    let s = Service::start().await;
+    // Over 64 KiB of text: collected on the blocking pool.
+    let mut text = String::new();
+    for i in 0..1000 {
+        text.push_str(&format!(
+            "Claim number {i} about deployments holds in most cases we measured so far [{}].\n\n",
+            i % 40 + 1
+        ));
+    }
+    for n in 1..=40 {
+        text.push_str(&format!(
+            "[{n}] https://docs.example.org/page/{n} - Page {n}\n"
+        ));
+    }
+    assert!(text.len() > 64 * 1024, "{}", text.len());
+    let reply = s.check_markdown("?verify=false", &text).await;
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    assert_eq!(reply.json["metrics"]["unique_sources"], 40);
+    assert_eq!(reply.json["metrics"]["dangling_citations"], 0);
+}
