@@ -952,7 +952,9 @@ async fn answers(
     };
     // The token is part of the key: one caller cannot replay another's answer.
     let token = bearer(&headers).unwrap_or_default().to_string();
-    let cell = state.replies.cell(&token, &key);
+    let cell = state
+        .replies
+        .cell(&token, &key, fingerprint(&bytes, verify))?;
     let mut replayed = true;
     let outcome = cell
         .get_or_try_init(|| {
@@ -1055,14 +1057,16 @@ type ReplyCell = Arc<tokio::sync::OnceCell<Reply>>;
 /// with the same key wait on.
 #[derive(Default)]
 struct Replies {
-    /// (token, key) → when the first request came, and its response.
-    cells: dashmap::DashMap<(String, String), (std::time::Instant, ReplyCell)>,
+    /// (token, key) → when the first request came, what it asked, and its response.
+    cells: dashmap::DashMap<(String, String), (std::time::Instant, u64, ReplyCell)>,
 }
 
 impl Replies {
-    fn cell(&self, token: &str, key: &str) -> ReplyCell {
+    /// The cell for `key`; a key already used (within [`REPLY_TTL`]) for a different
+    /// request is refused with 422.
+    fn cell(&self, token: &str, key: &str, asked: u64) -> Result<ReplyCell, ApiError> {
         if self.cells.len() >= MAX_REPLIES {
-            self.cells.retain(|_, (at, _)| at.elapsed() < REPLY_TTL);
+            self.cells.retain(|_, (at, _, _)| at.elapsed() < REPLY_TTL);
             while self.cells.len() >= MAX_REPLIES {
                 let oldest = self
                     .cells
@@ -1077,15 +1081,33 @@ impl Replies {
                 }
             }
         }
+        let fresh = || (std::time::Instant::now(), asked, ReplyCell::default());
         let mut entry = self
             .cells
             .entry((token.to_string(), key.to_string()))
-            .or_insert_with(|| (std::time::Instant::now(), Arc::default()));
+            .or_insert_with(fresh);
         if entry.0.elapsed() >= REPLY_TTL {
-            *entry = (std::time::Instant::now(), Arc::default());
+            *entry = fresh();
         }
-        entry.1.clone()
+        if entry.1 != asked {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "idempotency_key_reused",
+                "this Idempotency-Key was used for a different request; use a new key for a new answer",
+            )
+            .at("Idempotency-Key"));
+        }
+        Ok(entry.2.clone())
     }
+}
+
+/// What a `/v1/answers` request asks, in 64 bits: its body and whether to verify.
+fn fingerprint(body: &[u8], verify: bool) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    body.hash(&mut hasher);
+    verify.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// Posts the answer (when given) and the sources section in its thread.

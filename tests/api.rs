@@ -1374,6 +1374,22 @@ async fn an_idempotency_key_posts_once_however_often_it_is_sent() {
     .await;
     assert_eq!(other.status, 200, "{}", other.text);
     assert_eq!(s.slack.calls_to("chat.postMessage").len(), 3);
+    // The same key for a different answer is a caller's mistake, not a retry.
+    let reused = send(
+        s.post("/v1/answers?verify=false")
+            .header("idempotency-key", "k-1")
+            .json_body(
+                &json!({"channel": "C0IDEM", "thread_ts": THREAD, "text": "Another answer."}),
+            ),
+    )
+    .await;
+    assert_error(
+        &reused,
+        422,
+        "idempotency_key_reused",
+        Some("Idempotency-Key"),
+    );
+    assert_eq!(s.slack.calls_to("chat.postMessage").len(), 3);
     // A bad key is refused before anything is posted.
     let bad = send(keyed(&"x".repeat(201))).await;
     assert_error(&bad, 400, "malformed", Some("Idempotency-Key"));
