@@ -356,3 +356,15 @@ fn scoring_settings_reach_the_report() {
         stderr(&output)
     );
 }
+
+#[test]
+fn search_results_show_their_search_score_in_text() {
+    let output = sourcebot(&["check", "examples/search-results.json"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    let scored = text.lines().filter(|l| l.contains(" · search 0.")).count();
+    assert_eq!(scored, 4, "every result shows its search score:\n{text}");
+    // Answers that are not search results show none.
+    let output = sourcebot(&["check", "examples/answer.md"]);
+    assert!(!stdout(&output).contains(" · search "));
+}

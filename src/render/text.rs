@@ -74,11 +74,15 @@ fn verdict_words(report: &Report, source: &Source) -> String {
         .as_deref()
         .map(clean_text)
         .filter(|r| !r.is_empty());
-    let low = if low_credibility(source) {
-        " · low credibility"
+    let mut low = if low_credibility(source) {
+        " · low credibility".to_string()
     } else {
-        ""
+        String::new()
     };
+    // Search results also show their search score (domain, recency, snippet, rank).
+    if let Some(search) = source.credibility.as_ref().and_then(|c| c.search.as_ref()) {
+        low.push_str(&format!(" · search {:.2}", search.value));
+    }
     match reason {
         Some(reason) if report.verification.performed && class != VerdictClass::Verified => {
             format!(
