@@ -40,6 +40,7 @@ use axum::body::Bytes;
 use serde_json::Value;
 use std::net::{IpAddr, Ipv4Addr};
 use std::time::{Duration, Instant};
+use support::serve::{free_port, ready_within, release_binary, ServeChild};
 use support::{FakeSlack, HostileServer, Route};
 
 const SECRET: &str = "8f742231b10e8888abcd99yyyzzz85a5";
@@ -143,36 +144,36 @@ async fn main() {
 
     // `sourcebot serve`, on 2 cores when taskset can pin it, in an empty directory so
     // that no `.env` is read.
-    let port = {
-        let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        probe.local_addr().expect("addr").port()
-    };
-    let addr = format!("127.0.0.1:{port}");
+    let addr = format!("127.0.0.1:{}", free_port());
     let workdir = tempfile::tempdir().expect("temporary directory");
     let pinned = taskset_works();
     let mut command = if pinned {
         let mut command = std::process::Command::new("taskset");
-        command.args(["-c", "0,1"]).arg(bot_binary());
+        command.args(["-c", "0,1"]).arg(release_binary());
         command
     } else {
-        std::process::Command::new(bot_binary())
+        std::process::Command::new(release_binary())
     };
-    let bot = Bot(command
-        .arg("serve")
-        .current_dir(workdir.path())
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("SLACK_BOT_TOKEN", "xoxb-test")
-        .env("SLACK_SIGNING_SECRET", SECRET)
-        .env("SOURCEBOT_SLACK_API_URL", fake.api_url())
-        .env("SOURCEBOT_LISTEN", &addr)
-        .env("SOURCEBOT_VERIFY_ALLOW_PRIVATE", "1")
-        .env("SOURCEBOT_API_TOKEN", TOKEN)
-        .env("SOURCEBOT_API_RATE_LIMIT", "1000000/s")
-        .env("RUST_LOG", "warn")
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .expect("start sourcebot serve (build it first: cargo build --release --bin sourcebot)"));
+    let bot = ServeChild(
+        command
+            .arg("serve")
+            .current_dir(workdir.path())
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("SLACK_BOT_TOKEN", "xoxb-test")
+            .env("SLACK_SIGNING_SECRET", SECRET)
+            .env("SOURCEBOT_SLACK_API_URL", fake.api_url())
+            .env("SOURCEBOT_LISTEN", &addr)
+            .env("SOURCEBOT_VERIFY_ALLOW_PRIVATE", "1")
+            .env("SOURCEBOT_API_TOKEN", TOKEN)
+            .env("SOURCEBOT_API_RATE_LIMIT", "1000000/s")
+            .env("RUST_LOG", "warn")
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect(
+                "start sourcebot serve (build it first: cargo build --release --bin sourcebot)",
+            ),
+    );
     let bot_pid = bot.0.id();
     let http = reqwest::Client::builder()
         .no_proxy()
@@ -180,20 +181,7 @@ async fn main() {
         .timeout(REQUEST_TIMEOUT)
         .build()
         .expect("client");
-    let healthy = async {
-        loop {
-            if let Ok(response) = http.get(format!("http://{addr}/readyz")).send().await {
-                if response.status().is_success() {
-                    break;
-                }
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    };
-    if tokio::time::timeout(Duration::from_secs(20), healthy)
-        .await
-        .is_err()
-    {
+    if !ready_within(&http, &addr, Duration::from_secs(20)).await {
         eprintln!("api_bench: sourcebot serve did not say ready (/readyz) within 20 s");
         drop(bot); // exit skips destructors: stop the server first
         std::process::exit(1);
@@ -621,27 +609,6 @@ fn taskset_works() -> bool {
         .stderr(std::process::Stdio::null())
         .status()
         .is_ok_and(|status| status.success())
-}
-
-/// `sourcebot serve`, killed when the benchmark ends.
-struct Bot(std::process::Child);
-
-impl Drop for Bot {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// The `sourcebot` binary beside this example (`target/release/sourcebot`).
-fn bot_binary() -> std::path::PathBuf {
-    let exe = std::env::current_exe().unwrap_or_default();
-    let dir = exe
-        .parent()
-        .and_then(|examples| examples.parent())
-        .map(std::path::Path::to_path_buf)
-        .unwrap_or_default();
-    dir.join("sourcebot")
 }
 
 /// `Payments Deploy Runbook` → `payments-deploy-runbook`.

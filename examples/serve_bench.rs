@@ -30,6 +30,7 @@ use std::collections::HashSet;
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use support::serve::{free_port, ready_within, release_binary, ServeChild};
 use support::slack::{app_mention_event, sign_request, unix_now, FakeSlack, BOT_USER_ID};
 use support::{HostileServer, Route};
 
@@ -94,24 +95,24 @@ async fn main() {
         vec![("/ok", Route::status(200))],
     )
     .await;
-    let port = {
-        let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        probe.local_addr().expect("addr").port()
-    };
-    let addr = format!("127.0.0.1:{port}");
-    let bot = Bot(std::process::Command::new(bot_binary())
-        .arg("serve")
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("SLACK_BOT_TOKEN", "xoxb-test")
-        .env("SLACK_SIGNING_SECRET", SECRET)
-        .env("SOURCEBOT_SLACK_API_URL", fake.api_url())
-        .env("SOURCEBOT_LISTEN", &addr)
-        .env("SOURCEBOT_VERIFY_ALLOW_PRIVATE", "1")
-        .env("RUST_LOG", "warn")
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .expect("start sourcebot serve (build it first: cargo build --release --bin sourcebot)"));
+    let addr = format!("127.0.0.1:{}", free_port());
+    let bot = ServeChild(
+        std::process::Command::new(release_binary())
+            .arg("serve")
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("SLACK_BOT_TOKEN", "xoxb-test")
+            .env("SLACK_SIGNING_SECRET", SECRET)
+            .env("SOURCEBOT_SLACK_API_URL", fake.api_url())
+            .env("SOURCEBOT_LISTEN", &addr)
+            .env("SOURCEBOT_VERIFY_ALLOW_PRIVATE", "1")
+            .env("RUST_LOG", "warn")
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect(
+                "start sourcebot serve (build it first: cargo build --release --bin sourcebot)",
+            ),
+    );
     let bot_pid = bot.0.id();
     let http = reqwest::Client::builder()
         .no_proxy()
@@ -119,20 +120,7 @@ async fn main() {
         .timeout(Duration::from_secs(10))
         .build()
         .expect("client");
-    let healthy = async {
-        loop {
-            if let Ok(response) = http.get(format!("http://{addr}/readyz")).send().await {
-                if response.status().is_success() {
-                    break;
-                }
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    };
-    if tokio::time::timeout(Duration::from_secs(20), healthy)
-        .await
-        .is_err()
-    {
+    if !ready_within(&http, &addr, Duration::from_secs(20)).await {
         eprintln!("serve_bench: sourcebot serve did not say ready (/readyz) within 20 s");
         drop(bot); // exit skips destructors: stop the server first
         std::process::exit(1);
@@ -418,25 +406,4 @@ fn status_kib(pid: u32, field: &str) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with(field))?;
     line.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// `sourcebot serve`, killed when the benchmark ends.
-struct Bot(std::process::Child);
-
-impl Drop for Bot {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// The `sourcebot` binary beside this example (`target/release/sourcebot`).
-fn bot_binary() -> std::path::PathBuf {
-    let exe = std::env::current_exe().unwrap_or_default();
-    let dir = exe
-        .parent()
-        .and_then(|examples| examples.parent())
-        .map(std::path::Path::to_path_buf)
-        .unwrap_or_default();
-    dir.join("sourcebot")
 }

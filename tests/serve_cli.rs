@@ -6,8 +6,9 @@
 mod support;
 
 use std::io::Read;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
+use support::serve::{free_port, ready_within, ServeChild};
 use support::slack::{Failure, FakeSlack};
 
 const BOT_TOKEN: &str = "xoxb-secret-bot-token";
@@ -112,29 +113,6 @@ async fn a_token_slack_refuses_stops_start_up() {
     );
 }
 
-/// Polls `/readyz` until it answers 200.
-async fn ready_within(client: &reqwest::Client, port: u16, limit: Duration) -> bool {
-    let started = Instant::now();
-    while started.elapsed() < limit {
-        if let Ok(response) = client
-            .get(format!("http://127.0.0.1:{port}/readyz"))
-            .send()
-            .await
-        {
-            if response.status().is_success() {
-                return true;
-            }
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    false
-}
-
-fn free_port() -> u16 {
-    let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    probe.local_addr().expect("addr").port()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn it_is_not_ready_until_slack_answers_and_keeps_trying() {
     sourcebot::verify::install_crypto_provider();
@@ -152,7 +130,7 @@ async fn it_is_not_ready_until_slack_answers_and_keeps_trying() {
         ],
     );
     cmd.stdout(Stdio::null()).stderr(Stdio::null());
-    let _running = Running(cmd.spawn().expect("spawn"));
+    let _running = ServeChild(cmd.spawn().expect("spawn"));
     let client = reqwest::Client::builder()
         .no_proxy()
         .build()
@@ -204,20 +182,15 @@ async fn it_is_not_ready_until_slack_answers_and_keeps_trying() {
     assert!(early.headers().contains_key("retry-after"));
     // The retry (2 s later) succeeds.
     assert!(
-        ready_within(&client, port, Duration::from_secs(10)).await,
+        ready_within(
+            &client,
+            &format!("127.0.0.1:{port}"),
+            Duration::from_secs(10)
+        )
+        .await,
         "never became ready"
     );
     assert_eq!(slack.calls_to("auth.test").len(), 2);
-}
-
-/// Kills the child when the test ends, pass or fail.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -238,7 +211,7 @@ async fn it_serves_health_and_logs_json_without_secrets() {
         ],
     );
     cmd.stdout(Stdio::null()).stderr(Stdio::piped());
-    let mut running = Running(cmd.spawn().expect("spawn"));
+    let mut running = ServeChild(cmd.spawn().expect("spawn"));
     let client = reqwest::Client::builder()
         .no_proxy()
         .build()
@@ -258,7 +231,12 @@ async fn it_serves_health_and_logs_json_without_secrets() {
     }
     assert!(healthy, "/healthz never answered");
     assert!(
-        ready_within(&client, port, Duration::from_secs(10)).await,
+        ready_within(
+            &client,
+            &format!("127.0.0.1:{port}"),
+            Duration::from_secs(10)
+        )
+        .await,
         "/readyz never said ready"
     );
     // An unsigned request: refused, and logged.
@@ -314,12 +292,19 @@ async fn the_answer_api_is_served_beside_slack_when_a_token_is_set() {
         ],
     );
     cmd.stdout(Stdio::null()).stderr(Stdio::null());
-    let _running = Running(cmd.spawn().expect("spawn"));
+    let _running = ServeChild(cmd.spawn().expect("spawn"));
     let client = reqwest::Client::builder()
         .no_proxy()
         .build()
         .expect("client");
-    assert!(ready_within(&client, port, Duration::from_secs(10)).await);
+    assert!(
+        ready_within(
+            &client,
+            &format!("127.0.0.1:{port}"),
+            Duration::from_secs(10)
+        )
+        .await
+    );
     let checked = client
         .post(format!("http://127.0.0.1:{port}/v1/check?verify=false"))
         .bearer_auth(token)

@@ -9,6 +9,7 @@
 pub mod cli;
 pub mod dns;
 pub mod hostile;
+pub mod serve;
 pub mod slack;
 pub mod tls;
 

@@ -1,0 +1,48 @@
+//! Running `sourcebot serve` as a child process, for the tests and benchmarks that
+//! drive the real binary: a free port to give it, a guard that stops it however the
+//! test or benchmark ends, and a wait until `/readyz` says it signed in to Slack.
+
+use std::path::PathBuf;
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+/// A `sourcebot serve` child, killed and reaped when dropped.
+pub struct ServeChild(pub Child);
+
+impl Drop for ServeChild {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A loopback port free a moment ago, for `SOURCEBOT_LISTEN`.
+pub fn free_port() -> u16 {
+    let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a free port");
+    probe.local_addr().expect("its address").port()
+}
+
+/// Polls `http://{addr}/readyz` until it answers 200 (true) or `limit` passes (false).
+pub async fn ready_within(http: &reqwest::Client, addr: &str, limit: Duration) -> bool {
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        if let Ok(response) = http.get(format!("http://{addr}/readyz")).send().await {
+            if response.status().is_success() {
+                return true;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    false
+}
+
+/// The `sourcebot` binary beside a benchmark's own (`target/release/sourcebot` for
+/// `target/release/examples/…`).
+pub fn release_binary() -> PathBuf {
+    let exe = std::env::current_exe().unwrap_or_default();
+    exe.parent()
+        .and_then(|examples| examples.parent())
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default()
+        .join("sourcebot")
+}
