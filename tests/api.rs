@@ -25,6 +25,7 @@ use std::collections::{HashMap, HashSet};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
+use support::serve::{loopback_client, serve_app};
 use support::slack::{Access, Call, Failure, FakeSlack, BOT_USER_ID};
 use support::{Action, HostileServer, Route};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -118,20 +119,11 @@ impl Service {
             slack::http::router(bot.clone(), signing_secret, settings.max_body_bytes);
         let api_routes = api::router(ApiState::new(bot, api_settings));
         let app = api::count_requests(slack_routes.merge(api_routes), metrics);
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        let server = tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
+        let (addr, server) = serve_app(app).await;
         Service {
             slack,
             addr,
-            http: reqwest::Client::builder()
-                .no_proxy()
-                .build()
-                .expect("client"),
+            http: loopback_client(),
             server,
         }
     }
@@ -1424,18 +1416,8 @@ async fn the_gate_answers_while_signing_in_then_hands_over() {
     sourcebot::verify::install_crypto_provider();
     let metrics = Metrics::new();
     let gate = api::Gate::new(metrics.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    let app = gate.router();
-    let server = tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    let http = reqwest::Client::builder()
-        .no_proxy()
-        .build()
-        .expect("client");
+    let (addr, server) = serve_app(gate.router()).await;
+    let http = loopback_client();
     let get = |path: &str| send(http.get(format!("http://{addr}{path}")));
     assert_eq!(get("/healthz").await.status, 200);
     gate.sign_in_failed("Slack did not answer auth.test within 10 s".into());

@@ -12,6 +12,7 @@ use sourcebot::slack::{self, Bot, SlackSettings, Transport};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
+use support::serve::{loopback_client, serve_app};
 use support::slack::{
     app_mention_event, sign_request, unix_now, Access, Failure, FakeSlack, Message, BOT_USER_ID,
 };
@@ -65,20 +66,11 @@ async fn harness_with(adjust: impl FnOnce(&mut SlackSettings)) -> Harness {
         panic!("HTTP mode expected");
     };
     let app = slack::http::router(bot, signing_secret, settings.max_body_bytes);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    let server = tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
+    let (addr, server) = serve_app(app).await;
     Harness {
         slack,
         addr,
-        http: reqwest::Client::builder()
-            .no_proxy()
-            .build()
-            .expect("client"),
+        http: loopback_client(),
         server,
     }
 }

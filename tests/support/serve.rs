@@ -1,7 +1,9 @@
-//! Running `sourcebot serve` as a child process, for the tests and benchmarks that
-//! drive the real binary: a free port to give it, a guard that stops it however the
-//! test or benchmark ends, and a wait until `/readyz` says it signed in to Slack.
+//! Serving sourcebot in tests and benchmarks: `sourcebot serve` as a child process (a
+//! free port to give it, a guard that stops it however the test or benchmark ends, a
+//! wait until `/readyz` says it signed in to Slack), or the app's router in-process on
+//! a loopback port.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::Child;
 use std::time::{Duration, Instant};
@@ -45,4 +47,25 @@ pub fn release_binary() -> PathBuf {
         .map(std::path::Path::to_path_buf)
         .unwrap_or_default()
         .join("sourcebot")
+}
+
+/// Serves `app` on 127.0.0.1 at a free port in a task: the address, and the task to
+/// abort when done.
+pub async fn serve_app(app: axum::Router) -> (SocketAddr, tokio::task::JoinHandle<()>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind a loopback port");
+    let addr = listener.local_addr().expect("its address");
+    let server = tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    (addr, server)
+}
+
+/// An HTTP client for the tests' loopback servers: no proxy from the environment.
+pub fn loopback_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .expect("an HTTP client")
 }
