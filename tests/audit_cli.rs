@@ -9,10 +9,9 @@ mod support;
 use serde_json::Value;
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::Path;
-use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
-use support::cli::{allow_private, command, command_for, run, stderr, stdout};
+use support::cli::{allow_private, command, have_script, on_terminal, run, stderr, stdout};
 use support::{Action, HostileServer, Route};
 
 fn next_ip() -> IpAddr {
@@ -377,8 +376,7 @@ async fn the_concurrency_cap_holds_and_no_link_is_cut_off() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_terminal_gets_a_progress_line() {
-    if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("NOTICE: `script` (util-linux) is missing; progress line not tested");
+    if !have_script() {
         return;
     }
     let slow = HostileServer::start(
@@ -396,18 +394,7 @@ async fn a_terminal_gets_a_progress_line() {
         "a.json",
         &report(&[("Slow", Some(url.as_str()))]),
     );
-    let inner = format!(
-        "{} audit {} >/dev/null",
-        env!("CARGO_BIN_EXE_sourcebot"),
-        dir.path().display()
-    );
-    let script = command_for(
-        "script",
-        &["-qec".into(), inner, "/dev/null".into()],
-        &allow_private(),
-    );
-    let output = run(script).await;
-    let terminal = stdout(&output);
+    let terminal = on_terminal(&format!("audit {}", dir.path().display()), &allow_private()).await;
     assert!(terminal.contains("auditing"), "{terminal:?}");
     assert!(terminal.contains("0/1 files"), "{terminal:?}");
     assert!(terminal.contains("links 0/1"), "{terminal:?}");

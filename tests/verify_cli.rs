@@ -7,10 +7,9 @@ mod support;
 
 use serde_json::Value;
 use std::net::{IpAddr, Ipv4Addr};
-use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
-use support::cli::{allow_private, command, command_for, run, stderr, stdout};
+use support::cli::{allow_private, command, have_script, on_terminal, run, stderr, stdout};
 use support::{Action, HostileServer, Route};
 
 fn next_ip() -> IpAddr {
@@ -327,9 +326,7 @@ async fn system_proxies_are_ignored() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_terminal_gets_a_progress_line_when_checking_is_slow() {
-    // `script` runs the command on a pseudo-terminal (util-linux, on every Debian).
-    if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("NOTICE: `script` (util-linux) is missing; progress line not tested");
+    if !have_script() {
         return;
     }
     let slow = HostileServer::start(
@@ -345,17 +342,7 @@ async fn a_terminal_gets_a_progress_line_when_checking_is_slow() {
         &dir,
         &format!("Slow [1].\n\n[1] {} - Slow page\n", slow.url("/")),
     );
-    let inner = format!(
-        "{} check {file} >/dev/null",
-        env!("CARGO_BIN_EXE_sourcebot")
-    );
-    let script = command_for(
-        "script",
-        &["-qec".into(), inner, "/dev/null".into()],
-        &allow_private(),
-    );
-    let output = run(script).await;
-    let terminal = stdout(&output);
+    let terminal = on_terminal(&format!("check {file}"), &allow_private()).await;
     assert!(terminal.contains("checking links"), "{terminal:?}");
     assert!(terminal.contains("0/1"), "{terminal:?}");
 }

@@ -47,3 +47,22 @@ pub fn stdout(o: &Output) -> String {
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
+
+/// Whether `script` (util-linux) is here to give a command a pseudo-terminal; says so
+/// on stderr when it is not.
+pub fn have_script() -> bool {
+    let here = Command::new("script").arg("--version").output().is_ok();
+    if !here {
+        eprintln!("NOTICE: `script` (util-linux) is missing; the progress line is not tested");
+    }
+    here
+}
+
+/// Runs `sourcebot {args} >/dev/null` on a pseudo-terminal (through `script`) with
+/// `envs`, and returns what the terminal showed (stderr, progress line included).
+pub async fn on_terminal(args: &str, envs: &[(&str, String)]) -> String {
+    let program = option_env!("CARGO_BIN_EXE_sourcebot").unwrap_or("sourcebot");
+    let inner = format!("{program} {args} >/dev/null");
+    let script = command_for("script", &["-qec".into(), inner, "/dev/null".into()], envs);
+    stdout(&run(script).await)
+}
