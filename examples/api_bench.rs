@@ -40,10 +40,9 @@ use axum::body::Bytes;
 use serde_json::Value;
 use std::net::{IpAddr, Ipv4Addr};
 use std::time::{Duration, Instant};
-use support::serve::{free_port, ready_within, release_binary, ServeChild};
+use support::serve::{free_port, ready_within, release_binary, spawn_bench_serve};
 use support::{FakeSlack, HostileServer, Route};
 
-const SECRET: &str = "8f742231b10e8888abcd99yyyzzz85a5";
 /// The bearer token of the answer API (at least 16 characters).
 const TOKEN: &str = "api-bench-token-5f1c9e0d7a3b2c48";
 /// Concurrent clients.
@@ -154,25 +153,15 @@ async fn main() {
     } else {
         std::process::Command::new(release_binary())
     };
-    let bot = ServeChild(
-        command
-            .arg("serve")
-            .current_dir(workdir.path())
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("SLACK_BOT_TOKEN", "xoxb-test")
-            .env("SLACK_SIGNING_SECRET", SECRET)
-            .env("SOURCEBOT_SLACK_API_URL", fake.api_url())
-            .env("SOURCEBOT_LISTEN", &addr)
-            .env("SOURCEBOT_VERIFY_ALLOW_PRIVATE", "1")
-            .env("SOURCEBOT_API_TOKEN", TOKEN)
-            .env("SOURCEBOT_API_RATE_LIMIT", "1000000/s")
-            .env("RUST_LOG", "warn")
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .expect(
-                "start sourcebot serve (build it first: cargo build --release --bin sourcebot)",
-            ),
+    command.current_dir(workdir.path());
+    let bot = spawn_bench_serve(
+        command,
+        &fake.api_url(),
+        &addr,
+        &[
+            ("SOURCEBOT_API_TOKEN", TOKEN),
+            ("SOURCEBOT_API_RATE_LIMIT", "1000000/s"),
+        ],
     );
     let bot_pid = bot.0.id();
     let http = reqwest::Client::builder()

@@ -30,11 +30,13 @@ use std::collections::HashSet;
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use support::serve::{free_port, ready_within, release_binary, ServeChild};
+use support::serve::{
+    free_port, ready_within, release_binary, spawn_bench_serve, BENCH_SIGNING_SECRET,
+};
 use support::slack::{app_mention_event, sign_request, unix_now, FakeSlack, BOT_USER_ID};
 use support::{HostileServer, Route};
 
-const SECRET: &str = "8f742231b10e8888abcd99yyyzzz85a5";
+const SECRET: &str = BENCH_SIGNING_SECRET;
 /// Events a second.
 const RATE: u64 = 200;
 /// Channels the events are spread over.
@@ -96,22 +98,11 @@ async fn main() {
     )
     .await;
     let addr = format!("127.0.0.1:{}", free_port());
-    let bot = ServeChild(
-        std::process::Command::new(release_binary())
-            .arg("serve")
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("SLACK_BOT_TOKEN", "xoxb-test")
-            .env("SLACK_SIGNING_SECRET", SECRET)
-            .env("SOURCEBOT_SLACK_API_URL", fake.api_url())
-            .env("SOURCEBOT_LISTEN", &addr)
-            .env("SOURCEBOT_VERIFY_ALLOW_PRIVATE", "1")
-            .env("RUST_LOG", "warn")
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .expect(
-                "start sourcebot serve (build it first: cargo build --release --bin sourcebot)",
-            ),
+    let bot = spawn_bench_serve(
+        std::process::Command::new(release_binary()),
+        &fake.api_url(),
+        &addr,
+        &[],
     );
     let bot_pid = bot.0.id();
     let http = reqwest::Client::builder()

@@ -5,7 +5,7 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::Child;
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// A `sourcebot serve` child, killed and reaped when dropped.
@@ -68,4 +68,36 @@ pub fn loopback_client() -> reqwest::Client {
         .no_proxy()
         .build()
         .expect("an HTTP client")
+}
+
+/// The signing secret the benchmarks sign their Slack requests with.
+pub const BENCH_SIGNING_SECRET: &str = "8f742231b10e8888abcd99yyyzzz85a5";
+
+/// Starts `command` (the release `sourcebot`, perhaps behind `taskset`) as `serve` in
+/// HTTP mode on `addr`, against the fake Slack at `slack_api_url`, with private
+/// addresses allowed for the loopback link servers, warnings-only logs, no other
+/// environment, and `extra` settings.
+pub fn spawn_bench_serve(
+    mut command: Command,
+    slack_api_url: &str,
+    addr: &str,
+    extra: &[(&str, &str)],
+) -> ServeChild {
+    command
+        .arg("serve")
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("SLACK_BOT_TOKEN", "xoxb-test")
+        .env("SLACK_SIGNING_SECRET", BENCH_SIGNING_SECRET)
+        .env("SOURCEBOT_SLACK_API_URL", slack_api_url)
+        .env("SOURCEBOT_LISTEN", addr)
+        .env("SOURCEBOT_VERIFY_ALLOW_PRIVATE", "1")
+        .env("RUST_LOG", "warn")
+        .envs(extra.iter().copied())
+        .stdout(Stdio::null());
+    ServeChild(
+        command.spawn().expect(
+            "start sourcebot serve (build it first: cargo build --release --bin sourcebot)",
+        ),
+    )
 }
