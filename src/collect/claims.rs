@@ -547,8 +547,9 @@ const HYPHEN_PREFIXES: &[&str] = &[
     "mid", "pre", "post", "early", "late", "circa", "around", "since", "until", "from",
 ];
 
-/// Month names; they must be capitalised to count.
-const MONTHS: &[&str] = &[
+/// The months' names, January first; in answers they must be capitalised to count.
+/// The date parser of search results reads them too.
+pub(crate) const MONTH_NAMES: [&str; 12] = [
     "january",
     "february",
     "march",
@@ -561,18 +562,11 @@ const MONTHS: &[&str] = &[
     "october",
     "november",
     "december",
-    "jan",
-    "feb",
-    "mar",
-    "apr",
-    "jun",
-    "jul",
-    "aug",
-    "sep",
-    "sept",
-    "oct",
-    "nov",
-    "dec",
+];
+
+/// Their abbreviations (`Sept` included), which count the same way.
+const MONTH_ABBREVIATIONS: &[&str] = &[
+    "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
 ];
 
 /// Every signal, in the order [`claim_signals`] returns them.
@@ -2367,7 +2361,8 @@ fn month_adjacent(s: &str, a: usize, e: usize) -> bool {
 
 fn is_month(word: &str) -> bool {
     word.chars().next().is_some_and(|c| c.is_ascii_uppercase())
-        && contains_ignore_case(MONTHS, word)
+        && (contains_ignore_case(&MONTH_NAMES, word)
+            || contains_ignore_case(MONTH_ABBREVIATIONS, word))
 }
 
 /// Applies the word rules (superlatives, magnitudes, CJK words).

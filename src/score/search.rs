@@ -634,25 +634,11 @@ fn is_weekday(token: &str) -> bool {
 }
 
 fn month_number(token: &str) -> Option<u32> {
-    const MONTHS: [&str; 12] = [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ];
     let word = token.strip_suffix('.').unwrap_or(token);
     if word == "sept" {
         return Some(9);
     }
-    MONTHS
+    crate::collect::claims::MONTH_NAMES
         .iter()
         .position(|m| *m == word || (word.len() == 3 && m.starts_with(word)))
         .and_then(|i| u32::try_from(i + 1).ok())
