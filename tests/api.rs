@@ -22,8 +22,7 @@ use sourcebot::config::Config;
 use sourcebot::metrics::Metrics;
 use sourcebot::slack::{self, Bot, SlackSettings, Transport};
 use std::collections::{HashMap, HashSet};
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::net::{IpAddr, SocketAddr};
 use std::time::{Duration, Instant};
 use support::serve::{loopback_client, serve_app};
 use support::slack::{Access, Call, Failure, FakeSlack, BOT_USER_ID};
@@ -40,11 +39,9 @@ const WAIT: Duration = Duration::from_secs(5);
 // ---------------------------------------------------------------------------------------
 // Harness
 
-/// A loopback address no other server of this test binary uses: 127.6.x.y.
+/// A loopback address of this file's block, 127.6.x.y.
 fn next_ip() -> IpAddr {
-    static NEXT: AtomicU32 = AtomicU32::new(1);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    IpAddr::V4(Ipv4Addr::new(127, 6, (n >> 8) as u8, (n & 0xff) as u8))
+    support::next_ip(6)
 }
 
 /// The API settings of most tests: both tokens, everything else default.

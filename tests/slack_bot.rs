@@ -9,8 +9,7 @@ mod support;
 use serde_json::{json, Value};
 use sourcebot::config::Config;
 use sourcebot::slack::{self, Bot, SlackSettings, Transport};
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::net::{IpAddr, SocketAddr};
 use std::time::{Duration, Instant};
 use support::serve::{loopback_client, serve_app};
 use support::slack::{
@@ -22,10 +21,9 @@ const SECRET: &str = "8f742231b10e8888abcd99yyyzzz85a5";
 const CHANNEL: &str = "C0GENERAL";
 const WAIT: Duration = Duration::from_secs(5);
 
+/// A loopback address of this file's block, 127.4.x.y.
 fn next_ip() -> IpAddr {
-    static NEXT: AtomicU32 = AtomicU32::new(1);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    IpAddr::V4(Ipv4Addr::new(127, 4, (n >> 8) as u8, (n & 0xff) as u8))
+    support::next_ip(4)
 }
 
 /// The bot's HTTP server, a fake Slack behind it, and a client to sign requests with.

@@ -6,16 +6,14 @@
 mod support;
 
 use serde_json::Value;
-use std::net::{IpAddr, Ipv4Addr};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::net::IpAddr;
 use std::time::{Duration, Instant};
 use support::cli::{allow_private, command, have_script, on_terminal, run, stderr, stdout};
 use support::{Action, HostileServer, Route};
 
+/// A loopback address of this file's block, 127.3.x.y.
 fn next_ip() -> IpAddr {
-    static NEXT: AtomicU32 = AtomicU32::new(1);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    IpAddr::V4(Ipv4Addr::new(127, 3, (n >> 8) as u8, (n & 0xff) as u8))
+    support::next_ip(3)
 }
 
 /// Writes `text` to a file in `dir`; JSON answers go to a `.json` file.

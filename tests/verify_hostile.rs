@@ -8,19 +8,16 @@ mod support;
 use sourcebot::model::{Verdict, VerdictClass};
 use sourcebot::verify::resolve::StaticLookup;
 use sourcebot::verify::{Verifier, BATCH_GRACE};
-use std::net::{IpAddr, Ipv4Addr};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use support::{Action, HostileServer, Route};
 
 const TIMEOUT: Duration = Duration::from_secs(2);
 
-/// A loopback address no other server of this test binary uses: 127.1.x.y.
+/// A loopback address of this file's block, 127.1.x.y.
 fn next_ip() -> IpAddr {
-    static NEXT: AtomicU32 = AtomicU32::new(1);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    IpAddr::V4(Ipv4Addr::new(127, 1, (n >> 8) as u8, (n & 0xff) as u8))
+    support::next_ip(1)
 }
 
 async fn server(routes: Vec<(&str, Route)>) -> HostileServer {

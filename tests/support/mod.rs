@@ -16,3 +16,18 @@ pub mod tls;
 pub use dns::{dead_dns_addr, DnsAnswer, FakeDns};
 pub use hostile::{Action, Body, HostileServer, RequestInfo, Route};
 pub use slack::{Access, Call, Failure, FakeSlack, Message};
+
+/// The next loopback address `127.{block}.x.y` not yet handed out by this test binary:
+/// each test file takes its own `block`, so its servers never share an address with
+/// another file's, and every server gets one of its own.
+pub fn next_ip(block: u8) -> std::net::IpAddr {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    std::net::IpAddr::V4(std::net::Ipv4Addr::new(
+        127,
+        block,
+        (n >> 8) as u8,
+        (n & 0xff) as u8,
+    ))
+}
