@@ -8,7 +8,7 @@ mod support;
 use std::io::Read;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-use support::serve::{free_port, ready_within, ServeChild};
+use support::serve::{free_port, loopback_client, ready_within, ServeChild};
 use support::slack::{Failure, FakeSlack};
 
 const BOT_TOKEN: &str = "xoxb-secret-bot-token";
@@ -31,6 +31,24 @@ fn serve(dir: &std::path::Path, envs: &[(&str, String)]) -> Command {
     }
     cmd.envs(envs.iter().map(|(k, v)| (*k, v.as_str())));
     cmd
+}
+
+/// `sourcebot serve` in `dir` with the Slack settings for `slack`, listening on
+/// `listen`, and `extra` settings.
+fn serve_signed_in(
+    dir: &std::path::Path,
+    slack: &FakeSlack,
+    listen: String,
+    extra: &[(&str, String)],
+) -> Command {
+    let mut envs = vec![
+        ("SLACK_BOT_TOKEN", BOT_TOKEN.to_string()),
+        ("SLACK_SIGNING_SECRET", SIGNING_SECRET.to_string()),
+        ("SOURCEBOT_SLACK_API_URL", slack.api_url()),
+        ("SOURCEBOT_LISTEN", listen),
+    ];
+    envs.extend(extra.iter().cloned());
+    serve(dir, &envs)
 }
 
 async fn output(mut cmd: Command) -> Output {
@@ -94,14 +112,11 @@ async fn a_token_slack_refuses_stops_start_up() {
     let slack = FakeSlack::start().await;
     slack.fail_next("auth.test", Failure::SlackError("invalid_auth".into()), 1);
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = output(serve(
+    let out = output(serve_signed_in(
         dir.path(),
-        &[
-            ("SLACK_BOT_TOKEN", BOT_TOKEN.into()),
-            ("SLACK_SIGNING_SECRET", SIGNING_SECRET.into()),
-            ("SOURCEBOT_SLACK_API_URL", slack.api_url()),
-            ("SOURCEBOT_LISTEN", "127.0.0.1:0".into()),
-        ],
+        &slack,
+        "127.0.0.1:0".into(),
+        &[],
     ))
     .await;
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
@@ -120,21 +135,10 @@ async fn it_is_not_ready_until_slack_answers_and_keeps_trying() {
     slack.fail_next("auth.test", Failure::ServerError, 1);
     let port = free_port();
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut cmd = serve(
-        dir.path(),
-        &[
-            ("SLACK_BOT_TOKEN", BOT_TOKEN.into()),
-            ("SLACK_SIGNING_SECRET", SIGNING_SECRET.into()),
-            ("SOURCEBOT_SLACK_API_URL", slack.api_url()),
-            ("SOURCEBOT_LISTEN", format!("127.0.0.1:{port}")),
-        ],
-    );
+    let mut cmd = serve_signed_in(dir.path(), &slack, format!("127.0.0.1:{port}"), &[]);
     cmd.stdout(Stdio::null()).stderr(Stdio::null());
     let _running = ServeChild(cmd.spawn().expect("spawn"));
-    let client = reqwest::Client::builder()
-        .no_proxy()
-        .build()
-        .expect("client");
+    let client = loopback_client();
     // The first auth.test fails with a 500: alive, not ready, and it says why.
     let started = Instant::now();
     let mut not_ready = None;
@@ -199,23 +203,18 @@ async fn it_serves_health_and_logs_json_without_secrets() {
     let slack = FakeSlack::start().await;
     let port = free_port();
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut cmd = serve(
+    let mut cmd = serve_signed_in(
         dir.path(),
+        &slack,
+        format!("127.0.0.1:{port}"),
         &[
-            ("SLACK_BOT_TOKEN", BOT_TOKEN.into()),
-            ("SLACK_SIGNING_SECRET", SIGNING_SECRET.into()),
-            ("SOURCEBOT_SLACK_API_URL", slack.api_url()),
-            ("SOURCEBOT_LISTEN", format!("127.0.0.1:{port}")),
             ("SOURCEBOT_LOG_FORMAT", "json".into()),
             ("RUST_LOG", "debug".into()),
         ],
     );
     cmd.stdout(Stdio::null()).stderr(Stdio::piped());
     let mut running = ServeChild(cmd.spawn().expect("spawn"));
-    let client = reqwest::Client::builder()
-        .no_proxy()
-        .build()
-        .expect("client");
+    let client = loopback_client();
     let started = Instant::now();
     let mut healthy = false;
     while started.elapsed() < Duration::from_secs(10) {
@@ -281,22 +280,15 @@ async fn the_answer_api_is_served_beside_slack_when_a_token_is_set() {
     let port = free_port();
     let dir = tempfile::tempdir().expect("tempdir");
     let token = "serve-cli-token-0123456789";
-    let mut cmd = serve(
+    let mut cmd = serve_signed_in(
         dir.path(),
-        &[
-            ("SLACK_BOT_TOKEN", BOT_TOKEN.into()),
-            ("SLACK_SIGNING_SECRET", SIGNING_SECRET.into()),
-            ("SOURCEBOT_SLACK_API_URL", slack.api_url()),
-            ("SOURCEBOT_LISTEN", format!("127.0.0.1:{port}")),
-            ("SOURCEBOT_API_TOKEN", token.into()),
-        ],
+        &slack,
+        format!("127.0.0.1:{port}"),
+        &[("SOURCEBOT_API_TOKEN", token.into())],
     );
     cmd.stdout(Stdio::null()).stderr(Stdio::null());
     let _running = ServeChild(cmd.spawn().expect("spawn"));
-    let client = reqwest::Client::builder()
-        .no_proxy()
-        .build()
-        .expect("client");
+    let client = loopback_client();
     assert!(
         ready_within(
             &client,
