@@ -1,7 +1,9 @@
 //! Speed of collect and render: over the DeepResearch Bench corpus (when
 //! ../shared/corpora is present), over a 1 MB synthetic answer with 10,000 links, and a
-//! 100 KB answer collected and rendered end to end. Targets (README): collect ≥ 100 MB/s
-//! of answer text on one core; a 100 KB answer collected and rendered in under 1 ms.
+//! 100 KB answer collected and rendered end to end, and a 50-block Slack answer read as
+//! a person sees it. Targets (README): collect ≥ 100 MB/s of answer text on one core; a
+//! 100 KB answer collected and rendered in under 1 ms; a 50-block Slack message read in
+//! under 1 ms.
 //!
 //! Run: `cargo bench --bench collect_render`.
 
@@ -75,5 +77,30 @@ fn bench_synthetic(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_corpus, bench_synthetic);
+fn bench_slack_message(c: &mut Criterion) {
+    use sourcebot::collect::slack_message::{read_message, ReadOptions};
+    let message = support::slack_answer_message(50, "https://docs.example.com", 40);
+    let read_options = ReadOptions::default();
+    let options = CollectOptions::default();
+    let mut group = c.benchmark_group("slack_message_50_blocks");
+    group.bench_function("read", |b| {
+        b.iter(|| black_box(read_message(black_box(&message), &read_options)))
+    });
+    group.bench_function("read_collect", |b| {
+        b.iter(|| {
+            let read = read_message(black_box(&message), &read_options);
+            black_box(collect(&read.answer, &options))
+        })
+    });
+    group.bench_function("parse_read", |b| {
+        let json = message.to_string();
+        b.iter(|| {
+            let value: serde_json::Value = serde_json::from_str(black_box(&json)).expect("json");
+            black_box(read_message(&value, &read_options))
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_corpus, bench_synthetic, bench_slack_message);
 criterion_main!(benches);

@@ -22,6 +22,15 @@ pub enum Origin {
     },
     /// Read from standard input by the command line.
     Stdin,
+    /// A Slack message.
+    Slack {
+        /// The channel it was posted in, when known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        channel: Option<String>,
+        /// Its `ts` (its id within the channel), when known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ts: Option<String>,
+    },
 }
 
 /// The shape the input had, as detected by the collector.
@@ -39,6 +48,9 @@ pub enum InputShape {
     ResearchReport,
     /// JSON `{organic: [{title, link, snippet, date?, position}]}`.
     SearchResults,
+    /// A Slack message object (as `conversations.history`, events and interactions
+    /// deliver it), read as a person sees it: blocks, attachments, text as fallback.
+    SlackMessage,
 }
 
 /// A synthesized answer to check: its text and any sources the agent gave alongside it.
@@ -59,6 +71,19 @@ pub struct Answer {
     /// Agent results that reported `success: false` and were therefore not used.
     #[serde(default)]
     pub failed_agent_results: usize,
+    /// Titles of links the text cites, from previews of them (Slack's link unfurls).
+    /// A preview names a source; it is not a citation, so it adds no reference.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub link_titles: Vec<LinkTitle>,
+}
+
+/// A title for a link, from somewhere other than the link itself (a preview).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkTitle {
+    /// The link as written.
+    pub url: String,
+    /// The title the preview shows.
+    pub title: String,
 }
 
 impl Answer {

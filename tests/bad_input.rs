@@ -208,3 +208,109 @@ fn pathological_text_stays_bounded() {
         assert!(render::check_limits(&render::blocks(&report, &RenderOptions::default())).is_ok());
     }
 }
+
+/// A Slack message as JSON text, parsed and checked as the CLI and the API do.
+fn check_slack(json: &str) -> sourcebot::model::Report {
+    let answer = parse_answer(
+        json.as_bytes(),
+        FormatHint::SlackMessage,
+        DEFAULT_MAX_INPUT_BYTES,
+    )
+    .expect("a Slack message is read, however broken its parts");
+    sourcebot::check(&answer, &CollectOptions::default())
+}
+
+/// The canonical URLs of a report's sources.
+fn urls(report: &sourcebot::model::Report) -> Vec<String> {
+    report
+        .sources()
+        .filter_map(|s| s.canonical_url.clone())
+        .collect()
+}
+
+#[test]
+fn a_slack_message_of_fifty_blocks_is_read_whole() {
+    let blocks: Vec<serde_json::Value> = (0..50)
+        .map(|i| serde_json::json!({"type": "section", "text": {"type": "mrkdwn", "text": format!("Point {i} rose 5% <https://s{i}.example.com/|source {i}>.")}}))
+        .collect();
+    let report = check_slack(
+        &serde_json::json!({"type": "message", "ts": "1.1", "blocks": blocks}).to_string(),
+    );
+    assert_eq!(report.metrics.unique_sources, 50);
+    assert_eq!(report.metrics.cited_claims, 50);
+    assert!(render::check_limits(&render::blocks(&report, &RenderOptions::default())).is_ok());
+}
+
+#[test]
+fn deep_rich_text_nesting_is_cut_and_the_rest_is_read() {
+    // rich_text sections nested 5,000 deep where runs belong: far past serde_json's own
+    // recursion limit (128) in text, so build it as a value.
+    let mut nested = serde_json::json!({"type": "link", "url": "https://deepest.example.com/"});
+    for _ in 0..100 {
+        nested = serde_json::json!({"type": "rich_text_section", "elements": [nested]});
+    }
+    let message = serde_json::json!({"type": "message", "ts": "1.1", "blocks": [
+        {"type": "rich_text", "elements": [nested]},
+        {"type": "section", "text": {"type": "mrkdwn", "text": "After it <https://after.example.com/|after>."}}
+    ]});
+    let read = sourcebot::collect::slack_message::read_message(&message, &Default::default());
+    assert!(read.notes.counts.too_deep >= 1, "{:?}", read.notes);
+    let report = sourcebot::check(&read.answer, &CollectOptions::default());
+    assert_eq!(urls(&report), ["https://after.example.com/"]);
+    // Nesting deeper than serde_json reads (128 levels) is a clear JSON error, not a crash.
+    let deep_text = format!(
+        "{{\"type\":\"message\",\"ts\":\"1.1\",\"blocks\":[{}{}]}}",
+        "[".repeat(1_000),
+        "]".repeat(1_000)
+    );
+    let error = parse_answer(
+        deep_text.as_bytes(),
+        FormatHint::SlackMessage,
+        DEFAULT_MAX_INPUT_BYTES,
+    )
+    .expect_err("too deep for JSON");
+    assert!(error.to_string().contains("recursion limit"), "{error}");
+}
+
+#[test]
+fn ten_thousand_elements_are_read_within_bounds() {
+    let runs: Vec<serde_json::Value> = (0..10_000)
+        .map(|i| serde_json::json!({"type": "link", "url": format!("https://e{i}.example.com/p"), "text": format!("link {i}")}))
+        .collect();
+    let json = serde_json::json!({"type": "message", "ts": "1.1", "blocks": [
+        {"type": "rich_text", "elements": [{"type": "rich_text_section", "elements": runs}]}
+    ]})
+    .to_string();
+    let report = check_slack(&json);
+    assert_eq!(report.metrics.unique_sources, DEFAULT_MAX_SOURCES);
+    assert_eq!(report.metrics.links_skipped, 10_000 - DEFAULT_MAX_SOURCES);
+    assert!(render::check_limits(&render::blocks(&report, &RenderOptions::default())).is_ok());
+}
+
+#[test]
+fn invalid_utf16_escapes_do_not_lose_the_message() {
+    let json = r#"{"type":"message","ts":"1.1","blocks":[
+        {"type":"section","text":{"type":"mrkdwn","text":"Cut mid-emoji \ud83d and a lone low \udc00 here."}},
+        {"type":"section","text":{"type":"mrkdwn","text":"Still read <https://kept.example.com/|kept>."}}]}"#;
+    let report = check_slack(json);
+    assert_eq!(urls(&report), ["https://kept.example.com/"]);
+}
+
+#[test]
+fn wrong_field_types_are_skipped_and_the_rest_is_read() {
+    let json = r#"{"type":"message","ts":"1.1","text":42,"blocks":[
+        {"type":"section","text":["not","an","object"],"fields":{"a":1},"accessory":{"type":"button","url":7}},
+        {"type":"context","elements":"none"},
+        {"type":"rich_text","elements":[{"type":"rich_text_section","elements":[{"type":"link","url":12},{"type":"text","text":null}]}]},
+        {"type":"table","rows":[["x",{"type":"raw_text","text":5}],7]},
+        {"type":"section","text":{"type":"mrkdwn","text":"Survivor <https://survivor.example.com/|survivor>."}}],
+        "attachments":[7,{"title":["x"],"title_link":{"u":1},"fields":[{"title":3,"value":"<https://field.example.com/|field>"}]}]}"#;
+    let report = check_slack(json);
+    assert_eq!(
+        urls(&report),
+        [
+            "https://survivor.example.com/",
+            "https://field.example.com/"
+        ]
+    );
+}

@@ -55,3 +55,48 @@ pub fn synthetic_answer(target_bytes: usize, links: usize) -> String {
     body.push_str(&refs);
     body
 }
+
+/// A Slack message of `blocks` blocks as an assistant posts an answer: sections of
+/// prose with `[n]` markers and Slack links, context blocks of citations, a rich-text
+/// list of links, a markdown block and a table, plus an attachment with a title link.
+/// Links point at `link_base` (`https://docs.example.com` for reading benchmarks, a
+/// loopback server for end-to-end ones), `links` distinct pages at most.
+#[allow(dead_code)]
+pub fn slack_answer_message(blocks: usize, link_base: &str, links: usize) -> serde_json::Value {
+    use serde_json::json;
+    let links = links.max(1);
+    let url = |i: usize| format!("{link_base}/page/{}", i % links);
+    let mut list = Vec::with_capacity(blocks);
+    for i in 0..blocks {
+        let block = match i % 5 {
+            0 => json!({"type": "section", "text": {"type": "mrkdwn", "text": format!(
+                "*Finding {i}.* Deploy freezes cut weekend incidents by 41% in 2024 [{}], and the rollback rate fell to 3 per 1,000 deploys <{}|(report {i})>. Teams that skipped the freeze saw twice as many pages.",
+                i + 1, url(i + 1))}}),
+            1 => json!({"type": "context", "elements": [
+                {"type": "image", "image_url": "https://img.example.com/logo.png", "alt_text": "logo"},
+                {"type": "mrkdwn", "text": format!("[{i}] <{}|Incident review {i}>", url(i))},
+            ]}),
+            2 => json!({"type": "rich_text", "elements": [
+                {"type": "rich_text_section", "elements": [{"type": "text", "text": "Further reading:\n"}]},
+                {"type": "rich_text_list", "style": "bullet", "indent": 0, "elements": [
+                    {"type": "rich_text_section", "elements": [{"type": "link", "url": url(i + 2), "text": format!("Runbook {i}")}]},
+                    {"type": "rich_text_section", "elements": [{"type": "link", "url": url(i + 3)}]},
+                ]},
+            ]}),
+            3 => json!({"type": "markdown", "text": format!(
+                "**Note {i}.** The 2023 policy allowed hotfixes on Fridays [{}]; see [the policy]({}).",
+                i + 1, url(i + 4))}),
+            _ => json!({"type": "table", "rows": [
+                [{"type": "raw_text", "text": "Region"}, {"type": "raw_text", "text": "Incidents"}],
+                [{"type": "raw_text", "text": "EU"}, {"type": "rich_text", "elements": [{"type": "rich_text_section", "elements": [{"type": "link", "url": url(i + 5), "text": "12 in Q3"}]}]}],
+            ]}),
+        };
+        list.push(block);
+    }
+    json!({
+        "type": "message", "ts": "1700000000.000100", "bot_id": "BAI", "app_id": "AAI",
+        "text": "Hello! I found some results for you!",
+        "blocks": list,
+        "attachments": [{"title": "Deploy policy", "title_link": url(0), "text": "The policy page.", "fallback": "Deploy policy"}],
+    })
+}

@@ -66,9 +66,9 @@
 //!   italic, short labels (at most `MAX_LABEL_WORDS` words, no terminal punctuation,
 //!   ending with a colon or in Title Case, at the start of a block), table rows,
 //!   horizontal rules, fenced code and `$$` display math.
-//! - Kept out as non-claims: `SIGN_OFFS`, `GREETINGS`, `META_PREFIXES` and
-//!   `CONCLUSION_PREFIXES` (see each list for its exact rule; a summing-up sentence
-//!   that carries a figure stays a claim), questions, and fragments of fewer than
+//! - Kept out as non-claims: `SIGN_OFFS`, `GREETINGS`, `META_PREFIXES`,
+//!   `CONCLUSION_PREFIXES` and `STAMP_PREFIXES` (see each list for its exact rule; a
+//!   summing-up sentence that carries a figure stays a claim), questions, and fragments of fewer than
 //!   `MIN_WORDS` words (CJK: `MIN_CJK_UNITS` characters and words).
 
 use crate::model::{ClaimSignal, Span};
@@ -302,6 +302,32 @@ const META_PREFIXES: &[&str] = &[
     "以下是",
     "接下来，我",
 ];
+
+/// Openings of date stamps ("Updated 12 Jan 2025", "Last updated: 3 March 2024",
+/// "Published 2024-05-01 by the platform team"): a sentence that starts with one, goes
+/// on with a date (a digit or a month name, after an optional `:` or `on`) and has at
+/// most [`STAMP_MAX_WORDS`] words says when the text was written, not something that
+/// wants a source. "Updated guidance cuts the limit to 5" is no stamp.
+const STAMP_PREFIXES: &[&str] = &[
+    "updated",
+    "last updated",
+    "last modified",
+    "last edited",
+    "last reviewed",
+    "edited",
+    "modified",
+    "reviewed",
+    "published",
+    "posted",
+    "created",
+    "generated",
+    "retrieved",
+    "accessed",
+    "as of",
+];
+
+/// The most words a date stamp may have ("Published 2024-05-01 by the platform team").
+const STAMP_MAX_WORDS: usize = 8;
 
 /// Openings of summing-up sentences: a sentence that starts with one is a claim only if
 /// it carries a figure (number, date, percentage or money).
@@ -1366,6 +1392,13 @@ impl<'t, 's> Splitter<'t, 's> {
         if starts_with_any(lead, &CONCLUSION_PHRASES) {
             return self.has_figure(span);
         }
+        if let Some(stamp) = STAMP_PHRASES.first_match(lead) {
+            if lead.get(stamp.len()..).is_some_and(starts_with_date)
+                && self.visible_counts(span, STAMP_MAX_WORDS + 1).words <= STAMP_MAX_WORDS
+            {
+                return false;
+            }
+        }
         true
     }
 
@@ -1921,13 +1954,19 @@ fn has_bit(bits: &[u64; 64], k: usize) -> bool {
     bits[k / 64] & (1 << (k % 64)) != 0
 }
 
-static LEAD_FILTER: LeadFilter =
-    LeadFilter::new(&[SIGN_OFFS, GREETINGS, META_PREFIXES, CONCLUSION_PREFIXES]);
+static LEAD_FILTER: LeadFilter = LeadFilter::new(&[
+    SIGN_OFFS,
+    GREETINGS,
+    META_PREFIXES,
+    CONCLUSION_PREFIXES,
+    STAMP_PREFIXES,
+]);
 
 static SIGN_OFF_PHRASES: Phrases = Phrases::new(SIGN_OFFS);
 static GREETING_PHRASES: Phrases = Phrases::new(GREETINGS);
 static META_PHRASES: Phrases = Phrases::new(META_PREFIXES);
 static CONCLUSION_PHRASES: Phrases = Phrases::new(CONCLUSION_PREFIXES);
+static STAMP_PHRASES: Phrases = Phrases::new(STAMP_PREFIXES);
 static PERCENT_PHRASES: Phrases = Phrases::new(PERCENT_WORDS);
 static CURRENCY_PHRASES: Phrases = Phrases::new(CURRENCY_WORDS);
 static MONEY_MAGNITUDE_PHRASES: Phrases = Phrases::new(MONEY_MAGNITUDES);
@@ -2357,6 +2396,14 @@ fn month_adjacent(s: &str, a: usize, e: usize) -> bool {
     let tail = tail.strip_prefix("of ").unwrap_or(tail);
     let after = ascii_letters_at(tail, 0);
     is_month(before) || is_month(after)
+}
+
+/// Whether `rest` (what follows a stamp word) goes on with a date: after an optional
+/// `:` and `on`, a digit or a capitalised month name.
+fn starts_with_date(rest: &str) -> bool {
+    let rest = rest.trim_start_matches([':', '：', ' ', '\t']);
+    let rest = rest.strip_prefix("on ").unwrap_or(rest).trim_start();
+    rest.starts_with(|c: char| c.is_ascii_digit()) || is_month(ascii_letters_at(rest, 0))
 }
 
 fn is_month(word: &str) -> bool {
@@ -3337,6 +3384,19 @@ mod tests {
     fn meta_lines_are_dropped() {
         let t = "Here's what I found:\nThe bridge opened to traffic in 1937.\nHere is a summary of the main points.\nLet me search for more specific information now.";
         assert_eq!(split(t), vec!["The bridge opened to traffic in 1937."]);
+    }
+
+    #[test]
+    fn date_stamps_are_dropped_and_sentences_that_start_alike_are_kept() {
+        let t = "Updated 12 Jan 2025\n\nLast updated: 3 March 2024\n\nPublished 2024-05-01 by the platform team\n\nAs of March 2025\n\nUpdated guidance cuts the limit to 5 requests.\n\nPublished studies found a 12% drop in 2023.\n\nUpdated 12 Jan 2025: the limit rose to 500 requests a second for every paying customer.";
+        assert_eq!(
+            split(t),
+            vec![
+                "Updated guidance cuts the limit to 5 requests.",
+                "Published studies found a 12% drop in 2023.",
+                "Updated 12 Jan 2025: the limit rose to 500 requests a second for every paying customer."
+            ]
+        );
     }
 
     #[test]

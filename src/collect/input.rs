@@ -1,9 +1,12 @@
 //! Turns raw input bytes into an [`Answer`]: checks size and encoding, tells JSON from
-//! text, and reads the four JSON shapes agents produce — an answer with sources, agent
-//! results, a research report, search results — into one model. Every rejection names
+//! text, and reads the JSON shapes agents and Slack produce — an answer with sources,
+//! agent results, a research report, search results, a Slack message (or a
+//! `conversations.history`/`replies` response, an event, an interaction payload; read
+//! by [`super::slack_message`]) — into one model. Every rejection names
 //! what was wrong: the byte offset of bad UTF-8, the line and column of bad JSON, or the
 //! JSON path of a field of the wrong type.
 
+use super::slack_message;
 use crate::model::{Answer, InputShape, StructuredSource};
 use serde_json::{Map, Value};
 use thiserror::Error;
@@ -76,6 +79,10 @@ pub enum FormatHint {
     Json,
     /// It is text, even if it starts with a brace.
     Text,
+    /// It is a Slack message as JSON: a message object, a `conversations.history` or
+    /// `conversations.replies` response (its latest answer is read), an Events API
+    /// event or callback, an interaction payload or a `chat.postMessage` response.
+    SlackMessage,
 }
 
 /// Reads `bytes` as an answer, enforcing `max_bytes`.
@@ -95,19 +102,64 @@ pub fn parse_answer(
         return Err(InputError::Empty);
     }
     let is_json = match hint {
-        FormatHint::Json => true,
+        FormatHint::Json | FormatHint::SlackMessage => true,
         FormatHint::Text => false,
         FormatHint::Auto => looks_like_json(text),
     };
     if !is_json {
         return Ok(Answer::from_text(text));
     }
-    let value: Value = serde_json::from_str(text).map_err(|e| InputError::Json {
+    // Lenient: a lone UTF-16 surrogate escape (a string cut mid-emoji) becomes U+FFFD
+    // instead of losing the whole input.
+    let (value, _repaired) = slack_message::lenient::parse(text).map_err(|e| InputError::Json {
         line: e.line(),
         column: e.column(),
         message: strip_position(&e.to_string()),
     })?;
+    if hint == FormatHint::SlackMessage {
+        return slack_answer(&value).unwrap_or_else(|| {
+            Err(shape_error(
+                "$",
+                "expected a Slack message: a message object (type \"message\", or blocks or attachments), a conversations.history or conversations.replies response {ok, messages}, an event or event callback, an interaction payload, or a chat.postMessage response",
+            ))
+        });
+    }
     answer_from_json(&value)
+}
+
+/// The answer a Slack JSON document holds, or `None` when it is not one: a message is
+/// read as a person sees it; of a list of messages (a history or replies response), the
+/// newest one worth checking is read, preferring bots' and apps' messages, else the
+/// newest message.
+fn slack_answer(value: &Value) -> Option<Result<Answer, InputError>> {
+    use slack_message::{read_message, thread, MessageMeta, ReadOptions};
+    if let Some(message) = slack_message::message_in(value) {
+        return Some(Ok(read_message(message, &ReadOptions::default()).answer));
+    }
+    let messages = slack_message::messages_in(value)?;
+    let by_a_bot = |meta: &MessageMeta| meta.bot_id.is_some();
+    let nobody = |_: &MessageMeta| false;
+    let query = thread::AnswerQuery {
+        before_ts: None,
+        exclude: &nobody,
+        prefer: &by_a_bot,
+    };
+    let options = ReadOptions::default();
+    if let Some(picked) = thread::latest_answer(
+        messages,
+        &query,
+        &options,
+        &super::CollectOptions::default(),
+    ) {
+        return Some(Ok(picked.read.answer));
+    }
+    let newest = messages
+        .iter()
+        .max_by_key(|m| m.get("ts").and_then(Value::as_str).and_then(thread::ts_key));
+    Some(match newest {
+        Some(message) => Ok(read_message(message, &options).answer),
+        None => Err(shape_error("$.messages", "no messages to read")),
+    })
 }
 
 /// serde_json appends " at line L column C" to its messages; the error carries those.
@@ -130,12 +182,18 @@ fn looks_like_json(text: &str) -> bool {
 /// Reads an answer from parsed JSON of any supported shape.
 pub fn answer_from_json(value: &Value) -> Result<Answer, InputError> {
     match value {
+        Value::Array(items) if !items.is_empty() && slack_message::messages_in(value).is_some() => {
+            slack_answer(value).unwrap_or_else(|| agent_results(items))
+        }
         Value::Array(items) => agent_results(items),
         Value::Object(object) => {
             if object.contains_key("organic") {
                 search_results(object)
             } else if object.contains_key("citations") {
                 research_report(object)
+            } else if !object.contains_key("sources") && is_slack_document(object) {
+                slack_answer(value)
+                    .unwrap_or_else(|| Err(shape_error("$", unknown_shape_message(object))))
             } else if object.contains_key("text")
                 || object.contains_key("answer")
                 || object.contains_key("sources")
@@ -155,11 +213,24 @@ pub fn answer_from_json(value: &Value) -> Result<Answer, InputError> {
     }
 }
 
+/// Whether an object is one of the Slack documents [`slack_answer`] reads.
+fn is_slack_document(object: &Map<String, Value>) -> bool {
+    let value_kind = object.get("type").and_then(Value::as_str);
+    matches!(
+        value_kind,
+        Some("message" | "app_mention" | "event_callback" | "message_action" | "block_actions")
+    ) || object.get("blocks").is_some_and(Value::is_array)
+        || object.get("attachments").is_some_and(Value::is_array)
+        || object.get("messages").is_some_and(Value::is_array)
+        || object.get("event").is_some_and(Value::is_object)
+        || (object.get("message").is_some_and(Value::is_object) && object.contains_key("ts"))
+}
+
 fn unknown_shape_message(object: &Map<String, Value>) -> String {
     let mut keys: Vec<&str> = object.keys().map(String::as_str).take(8).collect();
     keys.sort_unstable();
     format!(
-        "unknown shape: expected {{text, sources}}, [{{subagent, success, data}}], {{title, phase, citations}} or {{organic}}; found an object with keys [{}]",
+        "unknown shape: expected {{text, sources}}, [{{subagent, success, data}}], {{title, phase, citations}}, {{organic}} or a Slack message; found an object with keys [{}]",
         keys.join(", ")
     )
 }
@@ -616,5 +687,51 @@ mod tests {
             parse_answer(b"hello", FormatHint::Json, 100),
             Err(InputError::Json { .. })
         ));
+    }
+
+    #[test]
+    fn slack_messages_are_read_as_slack_shows_them() {
+        let message = r#"{"type":"message","ts":"1700000000.000100","bot_id":"BAI","text":"Hello! I found some results for you!","blocks":[{"type":"section","text":{"type":"mrkdwn","text":"Deploys freeze on Fridays <https://wiki.example.com/freeze|Freeze policy>."}}]}"#;
+        for hint in [FormatHint::Auto, FormatHint::Json, FormatHint::SlackMessage] {
+            let answer = parse_answer(message.as_bytes(), hint, 1 << 20).expect("a message");
+            assert_eq!(answer.shape, InputShape::SlackMessage);
+            assert!(answer.text.contains("Freeze policy"), "{}", answer.text);
+            assert!(!answer.text.contains("Hello!"), "{}", answer.text);
+        }
+        // A history response: the bot's answer, not the thanks after it.
+        let history = r#"{"ok":true,"messages":[
+            {"type":"message","ts":"1700000000.000300","user":"U1","text":"thanks!"},
+            {"type":"message","ts":"1700000000.000200","bot_id":"BAI","text":"It shipped in 2015 <https://a.example.com|A>."},
+            {"type":"message","ts":"1700000000.000100","user":"U1","text":"When did it ship?"}],"has_more":false}"#;
+        let answer = parse(history).expect("history");
+        assert_eq!(answer.text, "It shipped in 2015 <https://a.example.com|A>.");
+        let answer = parse(
+            r#"{"ok":true,"messages":[{"type":"message","ts":"1.1","user":"U1","text":"hi"}]}"#,
+        )
+        .expect("history");
+        assert_eq!(answer.text, "hi");
+        let e = parse(r#"{"ok":true,"messages":[]}"#).unwrap_err();
+        assert!(e.to_string().contains("$.messages: no messages"), "{e}");
+        // An {text, sources} answer stays what it is.
+        assert_eq!(
+            parse(r#"{"text":"a","sources":[]}"#).expect("answer").shape,
+            InputShape::AnswerJson
+        );
+        // Told it is a Slack message when it is not: said so.
+        let e = parse_answer(
+            br#"{"text":"a","sources":[]}"#,
+            FormatHint::SlackMessage,
+            1 << 20,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("expected a Slack message"), "{e}");
+    }
+
+    #[test]
+    fn a_lone_surrogate_escape_does_not_lose_the_input() {
+        let answer =
+            parse(r#"{"type":"message","ts":"1.1","text":"cut \ud83d <https://a.example.com|A>"}"#)
+                .expect("repaired");
+        assert_eq!(answer.text, "cut \u{FFFD} <https://a.example.com|A>");
     }
 }

@@ -11,10 +11,11 @@ pub mod claims;
 pub mod input;
 pub mod kind;
 pub mod scan;
+pub mod slack_message;
 
 use crate::model::{
-    Answer, Claim, DanglingCitation, FoundBy, InputShape, KindCounts, Metrics, Source, SourceKind,
-    Span, StructuredSource, Verdict,
+    Answer, Claim, DanglingCitation, FoundBy, InputShape, KindCounts, LinkTitle, Metrics, Source,
+    SourceKind, Span, StructuredSource, Verdict,
 };
 use canon::CanonError;
 use kind::KindRules;
@@ -73,6 +74,7 @@ pub fn collect(answer: &Answer, options: &CollectOptions) -> Collected {
     let candidates = candidates(answer, &scan, &mut builder.dangling);
     builder.warn_about_dangling();
     builder.add_all(candidates);
+    builder.apply_link_titles(&answer.link_titles);
     builder.warn_about_scan(&scan);
     let claims = claims_of(&answer.text, &scan, &builder.citation_targets);
     builder.finish(answer, claims)
@@ -229,7 +231,7 @@ fn structured_candidate(
         InputShape::ResearchReport => FoundBy::ResearchReport,
         InputShape::SearchResults => FoundBy::SearchResult,
         InputShape::AgentResults => FoundBy::AgentResult,
-        InputShape::Text | InputShape::AnswerJson => FoundBy::Structured,
+        InputShape::Text | InputShape::AnswerJson | InputShape::SlackMessage => FoundBy::Structured,
     };
     let mut c = Candidate::new(order, found_by);
     c.url = source.url.as_deref().filter(|u| !u.trim().is_empty());
@@ -560,6 +562,29 @@ impl<'o, 'a> Builder<'o, 'a> {
         }
         if let Some(structured) = candidate.structured {
             merge_structured(source, structured);
+        }
+    }
+
+    /// Gives a source whose title is only made up from its URL the title a preview of
+    /// that link shows. Previews add no reference and no source of their own.
+    fn apply_link_titles(&mut self, titles: &[LinkTitle]) {
+        for preview in titles {
+            let placed = match self.placed_by_raw.get(preview.url.as_str()) {
+                Some(&placed) => Some(placed),
+                None => canon::canonical_url(&preview.url).ok().and_then(|url| {
+                    self.index
+                        .get(&SourceKey::Url(url.as_str().to_string()))
+                        .map(|&i| Placed::Source(i))
+                }),
+            };
+            let Some(Placed::Source(index)) = placed else {
+                continue;
+            };
+            let title = clean_label(&preview.title);
+            if self.provisional_title[index] && is_real_title(&title, &self.sources[index]) {
+                self.sources[index].title = title;
+                self.provisional_title[index] = false;
+            }
         }
     }
 

@@ -381,7 +381,7 @@ impl<'a> Scanner<'a> {
             _ => return None,
         };
         let end = pos + 1 + close + 1;
-        let url = decode_slack_entities(url);
+        let url = crate::mrkdwn::decode_entities(url);
         let span = Span::new(pos, end);
         if !is_http_scheme(&url) {
             self.out.unsupported.push(UnsupportedLink { span, url });
@@ -390,7 +390,7 @@ impl<'a> Scanner<'a> {
         self.push_link(InlineLink {
             span,
             url,
-            label: label.map(decode_slack_entities),
+            label: label.map(crate::mrkdwn::decode_entities),
             form: LinkForm::Slack,
             declared_kind: None,
         });
@@ -1068,16 +1068,6 @@ fn has_scheme(s: &str) -> bool {
 fn is_ignored_scheme(s: &str) -> bool {
     let lower = s.get(..7).unwrap_or(s).to_ascii_lowercase();
     lower.starts_with("mailto:") || lower.starts_with("tel:") || lower.starts_with("slack:")
-}
-
-/// Decodes the three entities Slack writes in message text.
-fn decode_slack_entities(s: &str) -> String {
-    if !s.contains('&') {
-        return s.to_string();
-    }
-    s.replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&")
 }
 
 /// A bare URL may not be glued to a word or another URL before it.

@@ -7,35 +7,7 @@
 //! every untrusted string, no source can produce a mention (`<!channel>`, `<@U…>`,
 //! `<#C…>`), a nested link or a second link.
 
-/// Characters that are invisible or reorder text: zero-width spaces and joiners,
-/// directional marks, embeddings, overrides and isolates, the word joiner and the
-/// byte-order mark. They are removed from everything shown.
-pub(crate) fn is_invisible(c: char) -> bool {
-    matches!(
-        c,
-        '\u{061C}'
-            | '\u{180E}'
-            | '\u{200B}'..='\u{200F}'
-            | '\u{202A}'..='\u{202E}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{2066}'..='\u{2069}'
-            | '\u{FEFF}'
-    )
-}
-
-/// Escapes `&`, `<` and `>` as `&amp;`, `&lt;` and `&gt;`, and nothing else.
-pub fn escape_text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use crate::mrkdwn::{escape_text, is_invisible, link_url};
 
 /// Puts text on one line for display: every run of whitespace (newlines, tabs,
 /// no-break spaces…) becomes one space, control characters and zero-width or bidi
@@ -81,33 +53,6 @@ pub fn link_label(s: &str, max_chars: usize) -> String {
     } else {
         escape_text(&cleaned)
     }
-}
-
-/// Appends the UTF-8 bytes of `c` percent-encoded (`%0A`, `%E2%80%AE`…).
-fn push_percent_encoded(out: &mut String, c: char) {
-    let mut buf = [0u8; 4];
-    for b in c.encode_utf8(&mut buf).bytes() {
-        out.push_str(&format!("%{b:02X}"));
-    }
-}
-
-/// A URL made safe to stand inside `<…|…>`: `|`, `<`, `>`, `"`, whitespace, control
-/// characters and zero-width or bidi characters are percent-encoded (`|` → `%7C`,
-/// space → `%20`…), `&` is written `&amp;`, and everything else (including existing
-/// `%xx` escapes and other non-ASCII text) is left as it is.
-pub fn link_url(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '|' | '<' | '>' | '"' => push_percent_encoded(&mut out, c),
-            c if c.is_whitespace() || c.is_control() || is_invisible(c) => {
-                push_percent_encoded(&mut out, c)
-            }
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// The length of the scheme prefix when `s` starts with `http://` or `https://`
