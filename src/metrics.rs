@@ -10,6 +10,7 @@ use prometheus_client::encoding::text::encode;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 use std::sync::Arc;
@@ -46,6 +47,20 @@ pub struct SlackCallLabels {
     pub outcome: String,
 }
 
+/// Labels of something a Slack message reader skipped.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct SkipLabels {
+    /// `unknown_type`, `wrong_type`, `too_deep` or `too_many`.
+    pub reason: String,
+}
+
+/// Labels of what became of a watched answer once it settled.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct AnswerLabels {
+    /// `posted`, `updated`, `unchanged`, `deleted`, `not_worth_a_reply` or `failed`.
+    pub outcome: String,
+}
+
 /// The metrics of one process.
 pub struct Metrics {
     registry: Registry,
@@ -54,6 +69,9 @@ pub struct Metrics {
     probe_seconds: Histogram,
     cache: Family<CacheLabels, Counter>,
     slack_calls: Family<SlackCallLabels, Counter>,
+    read_skips: Family<SkipLabels, Counter>,
+    watched_answers: Family<AnswerLabels, Counter>,
+    shared_state_up: Gauge,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -102,6 +120,25 @@ impl Metrics {
             "Slack Web API calls, by method and outcome",
             slack_calls.clone(),
         );
+        let read_skips = Family::<SkipLabels, Counter>::default();
+        registry.register(
+            "slack_message_skips",
+            "Parts of Slack messages the reader skipped (unknown block types, fields of the wrong type, nesting too deep, past the limits), by reason",
+            read_skips.clone(),
+        );
+        let watched_answers = Family::<AnswerLabels, Counter>::default();
+        registry.register(
+            "watched_answers",
+            "Watched assistants' answers handled once settled, by outcome",
+            watched_answers.clone(),
+        );
+        let shared_state_up = Gauge::default();
+        shared_state_up.set(1);
+        registry.register(
+            "shared_state_up",
+            "1 while the bot's state store answers (always 1 in memory), 0 while shared state (Redis) is away",
+            shared_state_up.clone(),
+        );
         Arc::new(Metrics {
             registry,
             requests,
@@ -109,7 +146,15 @@ impl Metrics {
             probe_seconds,
             cache,
             slack_calls,
+            read_skips,
+            watched_answers,
+            shared_state_up,
         })
+    }
+
+    /// Sets `sourcebot_shared_state_up`: whether the state store answers.
+    pub fn shared_state_up(&self, up: bool) {
+        self.shared_state_up.set(i64::from(up));
     }
 
     /// Counts an HTTP request answered.
@@ -146,6 +191,26 @@ impl Metrics {
         self.slack_calls
             .get_or_create(&SlackCallLabels {
                 method: method.to_string(),
+                outcome: outcome.to_string(),
+            })
+            .inc();
+    }
+
+    /// Counts `count` parts of Slack messages skipped for `reason`.
+    pub fn read_skips(&self, reason: &str, count: usize) {
+        if count > 0 {
+            self.read_skips
+                .get_or_create(&SkipLabels {
+                    reason: reason.to_string(),
+                })
+                .inc_by(count as u64);
+        }
+    }
+
+    /// Counts a watched answer that ended with `outcome`.
+    pub fn watched_answer(&self, outcome: &str) {
+        self.watched_answers
+            .get_or_create(&AnswerLabels {
                 outcome: outcome.to_string(),
             })
             .inc();

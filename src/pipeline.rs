@@ -32,6 +32,7 @@ pub struct PipelineBuilder {
     scorer: Option<Scorer>,
     metrics: Option<Arc<Metrics>>,
     internal: Option<Arc<dyn InternalChecker>>,
+    shared: Option<Arc<dyn crate::state::BotState>>,
 }
 
 impl PipelineBuilder {
@@ -76,6 +77,13 @@ impl PipelineBuilder {
         self
     }
 
+    /// Share verdicts with other replicas through `state` (for a verifier built from
+    /// the settings).
+    pub fn shared_state(mut self, state: Arc<dyn crate::state::BotState>) -> Self {
+        self.shared = Some(state);
+        self
+    }
+
     /// The pipeline. Fails only when link checking is on and its resolver or HTTP
     /// client cannot be set up.
     pub fn build(self) -> Result<Pipeline, VerifyError> {
@@ -90,6 +98,9 @@ impl PipelineBuilder {
                 }
                 if let Some(checker) = self.internal {
                     builder = builder.internal_checker(checker);
+                }
+                if let Some(state) = self.shared {
+                    builder = builder.shared_state(state);
                 }
                 Some(builder.build()?)
             }
@@ -164,6 +175,33 @@ impl Pipeline {
     ) {
         if let Some(verifier) = self.verifier.as_ref().filter(|_| verify) {
             verifier.verify_report(report, progress).await;
+        }
+        self.scorer.score_report(report);
+    }
+
+    /// [`Pipeline::check`] with `internal` checking the internal links instead of the
+    /// pipeline's own checker: a Slack workspace's permalinks with its own token.
+    pub async fn check_with(
+        &self,
+        answer: &Answer,
+        internal: Option<&Arc<dyn InternalChecker>>,
+    ) -> Report {
+        let mut report = self.collect(answer);
+        self.verify_and_score_with(&mut report, true, internal)
+            .await;
+        report
+    }
+
+    /// [`Pipeline::verify_and_score`] with `internal` checking the internal links
+    /// instead of the pipeline's own checker.
+    pub async fn verify_and_score_with(
+        &self,
+        report: &mut Report,
+        verify: bool,
+        internal: Option<&Arc<dyn InternalChecker>>,
+    ) {
+        if let Some(verifier) = self.verifier.as_ref().filter(|_| verify) {
+            verifier.verify_report_with(report, None, internal).await;
         }
         self.scorer.score_report(report);
     }

@@ -7,6 +7,7 @@
 //! abandoned (its answer's deadline passed), the next waiter takes over.
 
 use crate::model::{Verdict, VerdictClass};
+use crate::state::BotState;
 use dashmap::DashMap;
 use std::future::Future;
 use std::sync::Arc;
@@ -41,6 +42,8 @@ pub(crate) struct VerdictCache {
     ttl_verified: Duration,
     ttl_failed: Duration,
     max_entries: usize,
+    /// Verdicts shared with other replicas, asked after this cache and before a probe.
+    shared: Option<Arc<dyn BotState>>,
 }
 
 impl VerdictCache {
@@ -53,6 +56,23 @@ impl VerdictCache {
             ttl_verified,
             ttl_failed,
             max_entries,
+            shared: None,
+        }
+    }
+
+    /// Also asks `shared` (other replicas' verdicts) before probing, and shares what
+    /// probes find there.
+    pub(crate) fn with_shared(mut self, shared: Option<Arc<dyn BotState>>) -> Self {
+        self.shared = shared;
+        self
+    }
+
+    /// How long a verdict of this class is remembered.
+    fn ttl_for(&self, verdict: &Verdict) -> Duration {
+        if verdict.class == VerdictClass::Verified {
+            self.ttl_verified
+        } else {
+            self.ttl_failed
         }
     }
 
@@ -75,14 +95,16 @@ impl VerdictCache {
 
     /// Remembers `verdict` for `key`.
     pub(crate) fn insert(&self, key: &str, verdict: Verdict) {
+        let ttl = self.ttl_for(&verdict);
+        self.insert_for(key, verdict, ttl);
+    }
+
+    /// Remembers `verdict` for `key`, for `ttl` at most.
+    fn insert_for(&self, key: &str, verdict: Verdict, ttl: Duration) {
         if self.max_entries == 0 {
             return;
         }
-        let ttl = if verdict.class == VerdictClass::Verified {
-            self.ttl_verified
-        } else {
-            self.ttl_failed
-        };
+        let ttl = ttl.min(self.ttl_for(&verdict));
         if ttl.is_zero() {
             return;
         }
@@ -126,20 +148,27 @@ impl VerdictCache {
         self.entries.len()
     }
 
-    /// The verdict for `key`: remembered, or shared with a probe already running, or
-    /// from `probe` run now. The flag says whether it came from the cache.
+    /// The verdict for `key`: remembered here or by another replica, or shared with a
+    /// probe already running, or from `probe` run now. The flag says whether it came
+    /// from a cache.
     pub(crate) async fn get_or_probe<F>(&self, key: &str, probe: F) -> (Probed, bool)
     where
         F: Future<Output = Probed>,
     {
+        let remembered = |verdict| Probed {
+            verdict,
+            cacheable: true,
+            network_failure: false,
+            host_silent: false,
+        };
         if let Some(verdict) = self.get(key) {
-            let probed = Probed {
-                verdict,
-                cacheable: true,
-                network_failure: false,
-                host_silent: false,
-            };
-            return (probed, true);
+            return (remembered(verdict), true);
+        }
+        if let Some(shared) = &self.shared {
+            if let Some((verdict, left)) = shared.shared_verdict(key).await {
+                self.insert_for(key, verdict.clone(), left);
+                return (remembered(verdict), true);
+            }
         }
         let cell = self
             .in_flight
@@ -157,6 +186,10 @@ impl VerdictCache {
                 let probed = probe.await;
                 if probed.cacheable {
                     self.insert(key, probed.verdict.clone());
+                    if let Some(shared) = &self.shared {
+                        let ttl = self.ttl_for(&probed.verdict);
+                        shared.share_verdict(key, &probed.verdict, ttl).await;
+                    }
                 }
                 probed
             })

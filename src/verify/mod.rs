@@ -24,6 +24,7 @@ pub mod resolve;
 
 use crate::metrics::Metrics;
 use crate::model::{Report, SourceKind, Verdict, VerdictClass, VerdictCounts, Verification};
+use crate::state::BotState;
 use cache::{Probed, VerdictCache};
 use futures_util::future::BoxFuture;
 use futures_util::stream::{FuturesUnordered, StreamExt};
@@ -123,9 +124,17 @@ pub struct VerifierBuilder {
     canary: Option<Option<String>>,
     internal: Option<Arc<dyn InternalChecker>>,
     metrics: Option<Arc<Metrics>>,
+    shared: Option<Arc<dyn BotState>>,
 }
 
 impl VerifierBuilder {
+    /// Share verdicts with other replicas through `state` (Redis): a link one replica
+    /// checked is not probed again by another while its verdict lasts.
+    pub fn shared_state(mut self, state: Arc<dyn BotState>) -> Self {
+        self.shared = Some(state);
+        self
+    }
+
     /// Count every link checked (by verdict), probe latency and cache hits in `metrics`.
     pub fn metrics(mut self, metrics: Arc<Metrics>) -> Self {
         self.metrics = Some(metrics);
@@ -241,7 +250,8 @@ impl VerifierBuilder {
                     settings.cache_ttl_verified,
                     settings.cache_ttl_failed,
                     settings.cache_max_entries,
-                ),
+                )
+                .with_shared(self.shared),
                 health: HostHealth::new(settings.cache_ttl_failed, settings.cache_max_entries),
                 settings,
             }),
@@ -560,11 +570,24 @@ impl Verifier {
     /// Confluence, files) go to the internal checker when one handles them, and are
     /// otherwise marked not checked.
     pub async fn verify_report(&self, report: &mut Report, progress: Option<&Progress>) {
-        let plan = self.plan(report);
+        self.verify_report_with(report, progress, self.inner.internal.as_ref())
+            .await;
+    }
+
+    /// [`Verifier::verify_report`] with `internal` as the internal checker instead of
+    /// the verifier's own: a Slack workspace's permalinks are checked with that
+    /// workspace's token.
+    pub async fn verify_report_with(
+        &self,
+        report: &mut Report,
+        progress: Option<&Progress>,
+        internal: Option<&Arc<dyn InternalChecker>>,
+    ) {
+        let plan = self.plan(report, internal);
         let urls: Vec<&str> = plan.web.iter().map(|t| t.url.as_str()).collect();
         let (outcome, internal_verdicts) = tokio::join!(
             self.check_urls(&urls, progress),
-            self.check_internal(&plan.internal)
+            check_internal(&self.inner.settings, internal, &plan.internal)
         );
         apply(report, &plan.internal, internal_verdicts);
         apply(report, &plan.web, outcome.verdicts.iter().cloned());
@@ -576,7 +599,8 @@ impl Verifier {
     /// for a slot ([`Verifier::check_urls_thoroughly`]), and each report gets its
     /// verdicts and its own `verification`. `progress` counts the distinct links.
     pub async fn verify_reports(&self, reports: &mut [Report], progress: Option<&Progress>) {
-        let plans: Vec<Plan> = reports.iter_mut().map(|r| self.plan(r)).collect();
+        let internal = self.inner.internal.as_ref();
+        let plans: Vec<Plan> = reports.iter_mut().map(|r| self.plan(r, internal)).collect();
         let mut index_of: HashMap<&str, usize> = HashMap::new();
         let mut distinct: Vec<&str> = Vec::new();
         for target in plans.iter().flat_map(|p| &p.web) {
@@ -587,7 +611,8 @@ impl Verifier {
         }
         let outcome = self.check_urls_thoroughly(&distinct, progress).await;
         for (report, plan) in reports.iter_mut().zip(&plans) {
-            let internal_verdicts = self.check_internal(&plan.internal).await;
+            let internal_verdicts =
+                check_internal(&self.inner.settings, internal, &plan.internal).await;
             apply(report, &plan.internal, internal_verdicts);
             let verdicts = plan.web.iter().map(|t| {
                 index_of
@@ -603,7 +628,7 @@ impl Verifier {
 
     /// Which sources of `report` go to the prober and which to the internal checker;
     /// marks the rest (internal without a checker, unusable links) on the way.
-    fn plan(&self, report: &mut Report) -> Plan {
+    fn plan(&self, report: &mut Report, internal: Option<&Arc<dyn InternalChecker>>) -> Plan {
         let mut plan = Plan::default();
         for (group_index, group) in report.groups.iter_mut().enumerate() {
             for (source_index, source) in group.sources.iter_mut().enumerate() {
@@ -620,11 +645,7 @@ impl Verifier {
                         plan.web.push(target(canonical));
                     }
                     (Some(canonical), _)
-                        if self
-                            .inner
-                            .internal
-                            .as_ref()
-                            .is_some_and(|c| c.handles(source.kind, canonical)) =>
+                        if internal.is_some_and(|c| c.handles(source.kind, canonical)) =>
                     {
                         plan.internal.push(target(canonical));
                     }
@@ -677,23 +698,25 @@ fn apply(report: &mut Report, targets: &[Target], verdicts: impl IntoIterator<It
     }
 }
 
-impl Verifier {
-    /// Internal links through the internal checker, a few at a time, within the same
-    /// budget as the web links.
-    async fn check_internal(&self, targets: &[Target]) -> Vec<Verdict> {
-        let Some(checker) = &self.inner.internal else {
-            return Vec::new();
-        };
-        let budget = self.inner.settings.timeout + BATCH_GRACE;
-        let deadline = tokio::time::Instant::now() + budget;
-        let urls: Vec<String> = targets.iter().map(|t| t.url.clone()).collect();
-        let checks = futures_util::stream::iter(urls.into_iter().map(|url| {
-            let checker = checker.clone();
-            async move { internal_verdict(checker, url, deadline, budget).await }
-        }))
-        .buffered(INTERNAL_CONCURRENCY);
-        checks.collect().await
-    }
+/// Internal links through `checker`, a few at a time, within the same budget as the
+/// web links.
+async fn check_internal(
+    settings: &VerifySettings,
+    checker: Option<&Arc<dyn InternalChecker>>,
+    targets: &[Target],
+) -> Vec<Verdict> {
+    let Some(checker) = checker else {
+        return Vec::new();
+    };
+    let budget = settings.timeout + BATCH_GRACE;
+    let deadline = tokio::time::Instant::now() + budget;
+    let urls: Vec<String> = targets.iter().map(|t| t.url.clone()).collect();
+    let checks = futures_util::stream::iter(urls.into_iter().map(|url| {
+        let checker = checker.clone();
+        async move { internal_verdict(checker, url, deadline, budget).await }
+    }))
+    .buffered(INTERNAL_CONCURRENCY);
+    checks.collect().await
 }
 
 /// One internal link's verdict, cut off at `deadline`.
