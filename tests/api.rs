@@ -94,6 +94,15 @@ impl Service {
     }
 
     async fn start_with(api_settings: ApiSettings, config: Config) -> Service {
+        Service::start_on(api_settings, config, None).await
+    }
+
+    /// The service with its state in the Redis at `redis_url`, if given.
+    async fn start_on(
+        api_settings: ApiSettings,
+        config: Config,
+        redis_url: Option<String>,
+    ) -> Service {
         sourcebot::verify::install_crypto_provider();
         let slack = FakeSlack::start().await;
         let settings = SlackSettings::from_lookup(|name| match name {
@@ -101,6 +110,7 @@ impl Service {
             "SLACK_SIGNING_SECRET" => Some(SECRET.into()),
             "SOURCEBOT_SLACK_API_URL" => Some(slack.api_url()),
             "SOURCEBOT_SLACK_TIMEOUT" => Some("2s".into()),
+            "SOURCEBOT_REDIS_URL" => redis_url.clone(),
             _ => None,
         })
         .expect("Slack settings");
@@ -416,6 +426,42 @@ async fn a_json_answer_with_sources_is_checked() {
         "broken"
     );
     assert_eq!(reply.json["metrics"]["unique_sources"], 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slack_message_is_read_as_slack_shows_it() {
+    let s = Service::start().await;
+    let site = site().await;
+    // As conversations.history returns an assistant's answer: the answer in blocks, the
+    // citations in a context block, an attachment with a title link, and a fallback
+    // `text` that is only a notification line.
+    let message = json!({
+        "type": "message", "ts": "1700000000.000100", "user": "U0AIBOT", "bot_id": "BAI",
+        "app_id": "AAI", "team": "T0001",
+        "text": "Hello! I found some results for you! (see the thread)",
+        "blocks": [
+            {"type": "section", "text": {"type": "mrkdwn", "text": "Deploys freeze on Fridays after 3 pm [1]."}},
+            {"type": "context", "elements": [{"type": "mrkdwn", "text": format!("[1] <{}|Freeze policy>", site.url("/ok"))}]}
+        ],
+        "attachments": [{"title": "Old runbook", "title_link": site.url("/gone"), "fallback": "Old runbook"}]
+    });
+    for body in [message.clone(), json!({"ok": true, "messages": [message]})] {
+        let reply = s.check_json(&body).await;
+        assert_eq!(reply.status, 200, "{}", reply.text);
+        assert_eq!(reply.json["shape"], "slack_message");
+        let ok = source(&reply.json, &site.url("/ok"));
+        assert_eq!(ok["title"], "Freeze policy");
+        assert_eq!(ok["verdict"]["class"], "verified");
+        let gone = source(&reply.json, &site.url("/gone"));
+        assert_eq!(gone["title"], "Old runbook");
+        assert_eq!(gone["verdict"]["class"], "broken");
+        assert_eq!(reply.json["metrics"]["unique_sources"], 2);
+        assert_eq!(reply.json["metrics"]["cited_claims"], 1);
+        assert!(
+            !reply.text.contains("Hello! I found"),
+            "the notification fallback is not the answer"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1156,6 +1202,53 @@ async fn ready_says_who_the_bot_is() {
     assert_eq!(s.slack.calls_to("auth.test").len(), 1);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ready_stays_200_and_names_redis_while_it_is_away() {
+    let memory = Service::start().await.get("/readyz").await;
+    assert_eq!(memory.json["shared_state"]["backend"], "memory");
+    assert_eq!(memory.json["degraded"], serde_json::json!([]));
+
+    let Some(mut redis) = support::redis::RedisServer::start().await else {
+        return;
+    };
+    let s = Service::start_on(api_settings(), config(), Some(redis.url())).await;
+    let up = s.get("/readyz").await;
+    assert_eq!(up.status, 200, "{}", up.text);
+    assert_eq!(up.json["shared_state"]["backend"], "redis");
+    assert_eq!(up.json["shared_state"]["status"], "ok");
+
+    redis.kill();
+    let down = s.get("/readyz").await;
+    assert_eq!(
+        down.status, 200,
+        "a replica that can answer stays in the pool"
+    );
+    assert_eq!(down.json["ready"], true);
+    assert_eq!(down.json["degraded"], serde_json::json!(["redis"]));
+    assert_eq!(down.json["shared_state"]["status"], "degraded");
+    assert!(down.json["shared_state"]["last_error"]
+        .as_str()
+        .is_some_and(|why| !why.is_empty()));
+    let metrics = s.get("/metrics").await;
+    assert!(
+        metrics.text.contains("sourcebot_shared_state_up 0"),
+        "{}",
+        metrics.text
+    );
+
+    redis.restart().await;
+    let mut back = s.get("/readyz").await;
+    for _ in 0..50 {
+        if back.json["shared_state"]["status"] == "ok" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        back = s.get("/readyz").await;
+    }
+    assert_eq!(back.json["shared_state"]["status"], "ok", "{}", back.text);
+    assert_eq!(back.json["degraded"], serde_json::json!([]));
+}
+
 // ---------------------------------------------------------------------------------------
 // 7. Load
 
@@ -1324,6 +1417,67 @@ async fn refusals_made_by_the_framework_are_json_too() {
         "a query axum cannot read: {:?} {:?}",
         twice.headers, twice.text
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idempotency_key_posts_once_over_two_replicas_sharing_redis() {
+    let Some(redis) = support::redis::RedisServer::start().await else {
+        return;
+    };
+    let a = Service::start_on(api_settings(), config(), Some(redis.url())).await;
+    let b = Service::start_on(api_settings(), config(), Some(redis.url())).await;
+    let body =
+        json!({"channel": "C0IDEM", "thread_ts": THREAD, "text": "Deploys freeze on Fridays."});
+    let keyed = |s: &Service, key: &str| {
+        s.post("/v1/answers?verify=false")
+            .header("idempotency-key", key)
+            .json_body(&body)
+    };
+    // The caller's retry lands on the other replica, at once and later.
+    let (first, second) = tokio::join!(send(keyed(&a, "r-1")), send(keyed(&b, "r-1")));
+    let third = send(keyed(&b, "r-1")).await;
+    for reply in [&first, &second, &third] {
+        assert_eq!(reply.status, 200, "{}", reply.text);
+    }
+    let posts =
+        a.slack.calls_to("chat.postMessage").len() + b.slack.calls_to("chat.postMessage").len();
+    assert_eq!(posts, 1, "one post for one key over both replicas");
+    let ts: HashSet<&str> = [&first, &second, &third]
+        .iter()
+        .filter_map(|r| r.json["posted"]["sources_ts"].as_str())
+        .collect();
+    assert_eq!(ts.len(), 1, "everyone gets the one post's ts: {ts:?}");
+    let replayed = [&first, &second, &third]
+        .iter()
+        .filter(|r| r.header("idempotent-replayed") == Some("true"))
+        .count();
+    assert_eq!(replayed, 2);
+    // The same key for another answer, on the other replica: refused.
+    let reused = send(
+        a.post("/v1/answers?verify=false")
+            .header("idempotency-key", "r-1")
+            .json_body(
+                &json!({"channel": "C0IDEM", "thread_ts": THREAD, "text": "Another answer."}),
+            ),
+    )
+    .await;
+    assert_error(
+        &reused,
+        422,
+        "idempotency_key_reused",
+        Some("Idempotency-Key"),
+    );
+    // The token never reaches Redis; the key does, with its TTL.
+    let mut connection = redis.connection().await;
+    let keys: Vec<String> = redis::AsyncCommands::keys(&mut connection, "sourcebot:idem:*")
+        .await
+        .expect("KEYS");
+    assert_eq!(keys.len(), 1, "{keys:?}");
+    assert!(!keys[0].contains(TOKEN), "{keys:?}");
+    let left: i64 = redis::AsyncCommands::pttl(&mut connection, &keys[0])
+        .await
+        .expect("PTTL");
+    assert!(left > 3_500_000 && left <= 3_600_000, "{left}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

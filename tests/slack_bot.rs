@@ -7,172 +7,19 @@
 mod support;
 
 use serde_json::{json, Value};
-use sourcebot::config::Config;
-use sourcebot::slack::{self, Bot, SlackSettings, Transport};
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::time::{Duration, Instant};
-use support::serve::{loopback_client, serve_app};
+use support::bot::{harness, harness_with, CHANNEL, SECRET};
 use support::slack::{
-    app_mention_event, sign_request, unix_now, Access, Failure, FakeSlack, Message, BOT_USER_ID,
+    app_mention_event, sign_request, unix_now, Access, Failure, Message, BOT_USER_ID,
 };
 use support::{Action, HostileServer, Route};
 
-const SECRET: &str = "8f742231b10e8888abcd99yyyzzz85a5";
-const CHANNEL: &str = "C0GENERAL";
 const WAIT: Duration = Duration::from_secs(5);
 
 /// A loopback address of this file's block, 127.4.x.y.
 fn next_ip() -> IpAddr {
     support::next_ip(4)
-}
-
-/// The bot's HTTP server, a fake Slack behind it, and a client to sign requests with.
-struct Harness {
-    slack: FakeSlack,
-    addr: SocketAddr,
-    http: reqwest::Client,
-    server: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for Harness {
-    fn drop(&mut self) {
-        self.server.abort();
-    }
-}
-
-async fn harness() -> Harness {
-    harness_with(|_| {}).await
-}
-
-async fn harness_with(adjust: impl FnOnce(&mut SlackSettings)) -> Harness {
-    sourcebot::verify::install_crypto_provider();
-    let slack = FakeSlack::start().await;
-    let mut settings = SlackSettings::from_lookup(|name| match name {
-        "SLACK_BOT_TOKEN" => Some("xoxb-test".into()),
-        "SLACK_SIGNING_SECRET" => Some(SECRET.into()),
-        "SOURCEBOT_SLACK_API_URL" => Some(slack.api_url()),
-        "SOURCEBOT_WATCH_BOT_IDS" => Some("BAI".into()),
-        "SOURCEBOT_SLACK_TIMEOUT" => Some("2s".into()),
-        _ => None,
-    })
-    .expect("settings");
-    adjust(&mut settings);
-    let mut config = Config::default();
-    config.verify.allow_private = true;
-    let bot = Bot::start(&settings, config).await.expect("bot starts");
-    let Transport::Http { signing_secret } = &settings.transport else {
-        panic!("HTTP mode expected");
-    };
-    let app = slack::http::router(bot, signing_secret, settings.max_body_bytes);
-    let (addr, server) = serve_app(app).await;
-    Harness {
-        slack,
-        addr,
-        http: loopback_client(),
-        server,
-    }
-}
-
-impl Harness {
-    fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
-    }
-
-    /// POSTs `body` to `path`, signed with `secret` at `timestamp`, with extra headers.
-    async fn post_signed(
-        &self,
-        path: &str,
-        body: &str,
-        content_type: &str,
-        secret: &str,
-        timestamp: u64,
-        extra: &[(&str, &str)],
-    ) -> (u16, String, Duration) {
-        let timestamp = timestamp.to_string();
-        let mut request = self
-            .http
-            .post(self.url(path))
-            .header("content-type", content_type)
-            .header("x-slack-request-timestamp", &timestamp)
-            .header("x-slack-signature", sign_request(secret, &timestamp, body))
-            .body(body.to_string());
-        for (name, value) in extra {
-            request = request.header(*name, *value);
-        }
-        let started = Instant::now();
-        let response = request.send().await.expect("request");
-        let status = response.status().as_u16();
-        let text = response.text().await.unwrap_or_default();
-        (status, text, started.elapsed())
-    }
-
-    /// POSTs a JSON `body` to `path`, signed now with the right secret.
-    async fn post_json(&self, path: &str, body: &str) -> (u16, String, Duration) {
-        self.post_signed(path, body, "application/json", SECRET, unix_now(), &[])
-            .await
-    }
-
-    async fn event(
-        &self,
-        event_id: &str,
-        event: Value,
-        extra: &[(&str, &str)],
-    ) -> (u16, String, Duration) {
-        let body = json!({
-            "token": "x", "team_id": "T0001", "api_app_id": "A0001",
-            "type": "event_callback", "event_id": event_id, "event_time": 1_700_000_000,
-            "event": event,
-        })
-        .to_string();
-        self.post_signed(
-            "/slack/events",
-            &body,
-            "application/json",
-            SECRET,
-            unix_now(),
-            extra,
-        )
-        .await
-    }
-
-    async fn command(&self, text: &str, response_id: &str) -> (u16, String, Duration) {
-        let body = serde_urlencoded::to_string([
-            ("token", "x"),
-            ("team_id", "T0001"),
-            ("team_domain", "acme"),
-            ("channel_id", CHANNEL),
-            ("channel_name", "general"),
-            ("user_id", "U1"),
-            ("user_name", "ada"),
-            ("command", "/sources"),
-            ("text", text),
-            ("response_url", &self.slack.response_url(response_id)),
-            ("trigger_id", "1.2.3"),
-        ])
-        .expect("form");
-        self.post_signed(
-            "/slack/commands",
-            &body,
-            "application/x-www-form-urlencoded",
-            SECRET,
-            unix_now(),
-            &[],
-        )
-        .await
-    }
-
-    async fn interaction(&self, payload: Value) -> (u16, String, Duration) {
-        let body = serde_urlencoded::to_string([("payload", payload.to_string())]).expect("form");
-        self.post_signed(
-            "/slack/interactions",
-            &body,
-            "application/x-www-form-urlencoded",
-            SECRET,
-            unix_now(),
-            &[],
-        )
-        .await
-    }
 }
 
 /// A server whose page answers 200, and one whose page is gone.
@@ -461,7 +308,7 @@ async fn the_slash_command_answers_privately_and_can_share() {
         "user": {"id": "U1", "username": "ada", "team_id": "T0001"},
         "api_app_id": "A0001",
         "container": {"type": "message", "message_ts": "1700000500.000100", "channel_id": CHANNEL, "is_ephemeral": true},
-        "trigger_id": "1.2.3",
+        "trigger_id": support::slack::trigger_id(),
         "channel": {"id": CHANNEL, "name": "general"},
         "response_url": h.slack.response_url("cmd1"),
         "actions": [{"type": "button", "action_id": "share_sources", "block_id": "b", "value": key, "action_ts": "1700000500.000200", "text": {"type": "plain_text", "text": "Share in channel"}}],
@@ -775,7 +622,7 @@ async fn sharing_an_unknown_report_says_so() {
         "user": {"id": "U1", "username": "ada", "team_id": "T0001"},
         "api_app_id": "A0001",
         "container": {"type": "message", "message_ts": "1700001700.000100", "channel_id": CHANNEL, "is_ephemeral": true},
-        "trigger_id": "1.2.3",
+        "trigger_id": support::slack::trigger_id(),
         "response_url": h.slack.response_url("old"),
         "actions": [{"type": "button", "action_id": "share_sources", "block_id": "b", "value": "no-such-key", "action_ts": "1700001700.000200"}],
     });

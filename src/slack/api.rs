@@ -1,20 +1,23 @@
 //! The bot's side of Slack's Web API, made safe to lean on: every call bounded by a
-//! timeout, a 429 answered by waiting `Retry-After` and trying once more, posts paced
-//! to one a second per channel, blocks Slack rejects replaced by the plain mrkdwn text,
+//! timeout, a 429 answered by waiting `Retry-After` and trying once more (and every
+//! replica holding that method back meanwhile), posts paced to one a second per channel
+//! over all replicas (both through [`crate::state::BotState`]), blocks Slack rejects
+//! replaced by the plain mrkdwn text,
 //! and unfurling always off. Built on slack-morphism's client; the API URL is
 //! configurable so tests point it at a fake server.
 
 use super::inbound::{BotIdentity, Permalink};
+use crate::collect::slack_message::lenient;
 use crate::metrics::Metrics;
 use crate::render::blocks::BlockMessage;
-use dashmap::DashMap;
+use crate::state::{BotState, MemoryState};
 use serde::Serialize;
+use serde_json::Value;
 use slack_morphism::errors::SlackClientError;
 use slack_morphism::prelude::*;
 use std::future::Future;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-use tokio::sync::Mutex;
+use std::time::Duration;
 
 /// The slack-morphism client over hyper, http or https.
 pub type HyperClient = SlackClient<SlackClientHyperConnector<HttpsConnector>>;
@@ -102,7 +105,12 @@ pub struct SlackApi {
     client: Arc<HyperClient>,
     token: SlackApiToken,
     call_timeout: Duration,
-    last_post: DashMap<String, Arc<Mutex<Option<Instant>>>>,
+    /// The Web API's base URL, for the calls made without slack-morphism.
+    api_url: String,
+    /// A plain HTTP client for them (`oauth.v2.access`).
+    http: reqwest::Client,
+    /// Post slots and Slack's back-offs: in this process, or shared by replicas.
+    limits: Arc<dyn BotState>,
     metrics: Option<Arc<Metrics>>,
 }
 
@@ -171,9 +179,36 @@ impl SlackApi {
             client: Arc::new(SlackClient::new(connector)),
             token: SlackApiToken::new(bot_token.to_string().into()),
             call_timeout,
-            last_post: DashMap::new(),
+            api_url: api_url.trim_end_matches('/').to_string(),
+            http: reqwest::Client::builder()
+                .no_proxy()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .map_err(|e| SetupError::Certificates(e.to_string()))?,
+            limits: Arc::new(MemoryState::new()),
             metrics: None,
         })
+    }
+
+    /// Takes post slots and Slack's back-offs from `state`, so that replicas sharing it
+    /// pace their posts together and all hold back when Slack asks one of them to.
+    pub fn with_state(mut self, state: Arc<dyn BotState>) -> SlackApi {
+        self.limits = state;
+        self
+    }
+
+    /// The same client (connections, state, metrics) acting with `bot_token`: one
+    /// workspace's, when the app is installed in many.
+    pub fn with_token(&self, bot_token: &str) -> SlackApi {
+        SlackApi {
+            client: self.client.clone(),
+            token: SlackApiToken::new(bot_token.to_string().into()),
+            call_timeout: self.call_timeout,
+            api_url: self.api_url.clone(),
+            http: self.http.clone(),
+            limits: self.limits.clone(),
+            metrics: self.metrics.clone(),
+        }
     }
 
     /// Counts every call, by method and outcome, in `metrics`.
@@ -217,6 +252,15 @@ impl SlackApi {
         F: Fn() -> Fut,
         Fut: Future<Output = ClientResult<T>>,
     {
+        let held = self.limits.held_back(method).await.min(MAX_RETRY_WAIT);
+        if !held.is_zero() {
+            tracing::debug!(
+                method,
+                wait_ms = held.as_millis() as u64,
+                "holding back: Slack asked for a pause"
+            );
+            tokio::time::sleep(held).await;
+        }
         match self.once(method, attempt()).await {
             Err(Retry(wait)) => {
                 tracing::warn!(
@@ -224,6 +268,7 @@ impl SlackApi {
                     wait_ms = wait.as_millis() as u64,
                     "Slack rate limit: waiting, then one retry"
                 );
+                self.limits.hold_back(method, wait).await;
                 tokio::time::sleep(wait).await;
                 match self.once(method, attempt()).await {
                     Err(Retry(_)) => Err(CallError::RateLimited { method }),
@@ -264,12 +309,20 @@ impl SlackApi {
 
     /// `auth.test`: who the bot is.
     pub async fn identity(&self) -> Result<BotIdentity, CallError> {
+        Ok(self.sign_in().await?.0)
+    }
+
+    /// `auth.test`: who the bot is, and the workspace (`team_id`) the token is for.
+    pub async fn sign_in(&self) -> Result<(BotIdentity, String), CallError> {
         let session = self.client.open_session(&self.token);
         let answer = self.call("auth.test", || session.auth_test()).await?;
-        Ok(BotIdentity {
-            user_id: answer.user_id.0,
-            bot_id: answer.bot_id.map(|b| b.0),
-        })
+        Ok((
+            BotIdentity {
+                user_id: answer.user_id.0,
+                bot_id: answer.bot_id.map(|b| b.0),
+            },
+            answer.team_id.0,
+        ))
     }
 
     /// Posts `message` in `channel` (in the thread of `thread_ts`), at most one post a
@@ -281,32 +334,67 @@ impl SlackApi {
         thread_ts: Option<&str>,
         message: &Outgoing,
     ) -> Result<String, CallError> {
-        self.paced(channel, async {
-            let blocks: Option<Vec<SlackBlock>> = message
-                .blocks
-                .blocks
-                .iter()
-                .map(|b| serde_json::from_value(b.clone()).ok())
-                .collect();
-            let with_blocks = SlackMessageContent::new()
-                .with_text(message.blocks.text.clone())
-                .opt_blocks(blocks);
-            match self.post_content(channel, thread_ts, with_blocks).await {
-                Err(CallError::Slack { code, .. })
-                    if code == "invalid_blocks" || code == "msg_blocks_too_long" =>
-                {
-                    tracing::warn!(
-                        channel,
-                        code,
-                        "Slack refused the blocks: posting the plain text"
-                    );
-                    let plain = SlackMessageContent::new().with_text(message.mrkdwn.clone());
-                    self.post_content(channel, thread_ts, plain).await
-                }
-                other => other,
-            }
-        })
+        let plain = SlackMessageContent::new().with_text(message.mrkdwn.clone());
+        self.paced(
+            channel,
+            blocks_or_plain(channel, message, plain, |content| {
+                self.post_content(channel, thread_ts, content)
+            }),
+        )
         .await
+    }
+
+    /// Replaces the bot's message `ts` in `channel` with `message` (`chat.update`), paced
+    /// like posts; the plain mrkdwn when Slack refuses the blocks.
+    pub async fn update(
+        &self,
+        channel: &str,
+        ts: &str,
+        message: &Outgoing,
+    ) -> Result<(), CallError> {
+        // Without blocks the old ones would stay: clear them.
+        let plain = SlackMessageContent::new()
+            .with_text(message.mrkdwn.clone())
+            .with_blocks(Vec::new());
+        self.paced(
+            channel,
+            blocks_or_plain(channel, message, plain, |content| {
+                self.update_content(channel, ts, content)
+            }),
+        )
+        .await
+    }
+
+    async fn update_content(
+        &self,
+        channel: &str,
+        ts: &str,
+        content: SlackMessageContent,
+    ) -> Result<(), CallError> {
+        let request = SlackApiChatUpdateRequest::new(
+            channel.to_string().into(),
+            content,
+            ts.to_string().into(),
+        );
+        let session = self.client.open_session(&self.token);
+        self.call("chat.update", || session.chat_update(&request))
+            .await
+            .map(|_| ())
+    }
+
+    /// Deletes the bot's message `ts` in `channel` (`chat.delete`). A message that is
+    /// already gone is not an error.
+    pub async fn delete(&self, channel: &str, ts: &str) -> Result<(), CallError> {
+        let request =
+            SlackApiChatDeleteRequest::new(channel.to_string().into(), ts.to_string().into());
+        let session = self.client.open_session(&self.token);
+        match self
+            .call("chat.delete", || session.chat_delete(&request))
+            .await
+        {
+            Err(error) if error.code() == Some("message_not_found") => Ok(()),
+            other => other.map(|_| ()),
+        }
     }
 
     /// Posts `text` (mrkdwn, already made safe) in `channel` (in the thread of
@@ -324,24 +412,14 @@ impl SlackApi {
         .await
     }
 
-    /// Runs `post` at least [`CHANNEL_PACE`] after the previous post in `channel`
-    /// ended; posts to one channel go one at a time.
+    /// Runs `post` in the next free slot of `channel`: posts to one channel, from this
+    /// replica or any other sharing its state, go at least [`CHANNEL_PACE`] apart.
     async fn paced<T>(&self, channel: &str, post: impl Future<Output = T>) -> T {
-        let pace = self
-            .last_post
-            .entry(channel.to_string())
-            .or_default()
-            .clone();
-        let mut last = pace.lock().await;
-        if let Some(at) = *last {
-            let next = at + CHANNEL_PACE;
-            tokio::time::sleep_until(next.into()).await;
+        let wait = self.limits.next_post_slot(channel, CHANNEL_PACE).await;
+        if !wait.is_zero() {
+            tokio::time::sleep(wait).await;
         }
-        let result = post.await;
-        *last = Some(Instant::now());
-        drop(last);
-        self.forget_idle_channels();
-        result
+        post.await
     }
 
     async fn post_content(
@@ -359,19 +437,6 @@ impl SlackApi {
             .call("chat.postMessage", || session.chat_post_message(&request))
             .await?;
         Ok(answer.ts.0)
-    }
-
-    /// Pacing entries of channels not posted to for a minute are dropped once the table
-    /// grows, so it stays as small as the channels in use.
-    fn forget_idle_channels(&self) {
-        if self.last_post.len() < 1024 {
-            return;
-        }
-        let idle = Duration::from_secs(60);
-        self.last_post.retain(|_, pace| match pace.try_lock() {
-            Ok(last) => last.is_some_and(|at| at.elapsed() < idle),
-            Err(_) => true,
-        });
     }
 
     /// `chat.postEphemeral`: only `user` sees `text` (mrkdwn).
@@ -394,11 +459,86 @@ impl SlackApi {
         .map(|_| ())
     }
 
-    /// Posts `message` to a `response_url` from a command or an interaction.
-    pub async fn respond(
+    /// `oauth.v2.access`: exchanges an install's `code` (with `redirect_uri`), or a
+    /// refresh token (`grant_type=refresh_token`), for tokens. A form POST with the
+    /// app's client id and secret as HTTP Basic auth, so no secret or token is ever in
+    /// a URL. Slack's answer is returned as it came (every field: `enterprise`,
+    /// `is_enterprise_install`, `refresh_token`, `expires_in`…). Needs no bot token.
+    pub async fn oauth_access(
+        &self,
+        client_id: &str,
+        client_secret: &str,
+        params: Vec<(&'static str, Option<String>)>,
+    ) -> Result<Value, CallError> {
+        const METHOD: &str = "oauth.v2.access";
+        let form: Vec<(&str, String)> = params
+            .into_iter()
+            .filter_map(|(key, value)| value.map(|v| (key, v)))
+            .collect();
+        let request = self
+            .http
+            .post(format!("{}/{METHOD}", self.api_url))
+            .basic_auth(client_id, Some(client_secret))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(serde_urlencoded::to_string(&form).unwrap_or_default())
+            .send();
+        let result = match tokio::time::timeout(self.call_timeout, async {
+            let response = request.await?;
+            let status = response.status().as_u16();
+            let retry_after = response
+                .headers()
+                .get("retry-after")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.parse::<u64>().ok());
+            let body: Vec<u8> = response.bytes().await?.to_vec();
+            Ok::<_, reqwest::Error>((status, retry_after, body))
+        })
+        .await
+        {
+            Err(_) => Err(CallError::Timeout {
+                method: METHOD,
+                seconds: self.call_timeout.as_secs(),
+            }),
+            Ok(Err(error)) => Err(CallError::Transport {
+                method: METHOD,
+                detail: error.without_url().to_string(),
+            }),
+            Ok(Ok((429, ..))) => Err(CallError::RateLimited { method: METHOD }),
+            Ok(Ok((status, _, body))) => match serde_json::from_slice::<Value>(&body) {
+                Ok(answer) if answer.get("ok").and_then(Value::as_bool) == Some(true) => Ok(answer),
+                Ok(answer) => Err(CallError::Slack {
+                    method: METHOD,
+                    code: answer
+                        .get("error")
+                        .and_then(Value::as_str)
+                        .unwrap_or("unknown_error")
+                        .to_string(),
+                }),
+                Err(_) => Err(CallError::Transport {
+                    method: METHOD,
+                    detail: format!("HTTP {status} without a JSON answer"),
+                }),
+            },
+        };
+        if let Some(metrics) = &self.metrics {
+            let outcome = match &result {
+                Ok(_) => "ok",
+                Err(CallError::Slack { .. }) => "slack_error",
+                Err(CallError::RateLimited { .. }) => "rate_limited",
+                Err(CallError::Timeout { .. }) => "timeout",
+                Err(CallError::Transport { .. }) => "transport",
+            };
+            metrics.slack_call(METHOD, outcome);
+        }
+        result
+    }
+
+    /// Posts `message` (a [`ResponseMessage`], or one kept as JSON) to a `response_url`
+    /// from a command or an interaction.
+    pub async fn respond<M: Serialize + Send + Sync>(
         &self,
         response_url: &str,
-        message: &ResponseMessage,
+        message: &M,
     ) -> Result<(), CallError> {
         let url = url::Url::parse(response_url).map_err(|e| CallError::Transport {
             method: "response_url",
@@ -419,33 +559,26 @@ impl SlackApi {
         .map(|_| ())
     }
 
-    /// The messages of a thread, parent first (`conversations.replies`, following the
-    /// cursor for at most [`MAX_THREAD_PAGES`] pages of 200).
-    pub async fn thread(
-        &self,
-        channel: &str,
-        thread_ts: &str,
-    ) -> Result<Vec<SlackHistoryMessage>, CallError> {
-        let session = self.client.open_session(&self.token);
+    /// The messages of a thread, parent first, as Slack sent them
+    /// (`conversations.replies`, following the cursor for at most [`MAX_THREAD_PAGES`]
+    /// pages of 200).
+    pub async fn thread(&self, channel: &str, thread_ts: &str) -> Result<Vec<Value>, CallError> {
         let mut messages = Vec::new();
-        let mut cursor: Option<SlackCursorId> = None;
+        let mut cursor: Option<String> = None;
         for _ in 0..MAX_THREAD_PAGES {
-            let request = SlackApiConversationsRepliesRequest::new(
-                channel.to_string().into(),
-                thread_ts.to_string().into(),
-            )
-            .with_limit(200)
-            .opt_cursor(cursor.take());
             let page = self
-                .call("conversations.replies", || {
-                    session.conversations_replies(&request)
-                })
+                .raw_page(
+                    "conversations.replies",
+                    vec![
+                        ("channel", Some(channel.to_string())),
+                        ("ts", Some(thread_ts.to_string())),
+                        ("limit", Some("200".to_string())),
+                        ("cursor", cursor.take()),
+                    ],
+                )
                 .await?;
             messages.extend(page.messages);
-            cursor = page
-                .response_metadata
-                .and_then(|m| m.next_cursor)
-                .filter(|c| !c.0.is_empty());
+            cursor = page.next_cursor;
             if cursor.is_none() {
                 break;
             }
@@ -453,47 +586,145 @@ impl SlackApi {
         Ok(messages)
     }
 
-    /// The message a permalink points at, or `None` when Slack has no such message.
-    pub async fn message(
-        &self,
-        link: &Permalink,
-    ) -> Result<Option<SlackHistoryMessage>, CallError> {
-        let session = self.client.open_session(&self.token);
-        let messages = match &link.thread_ts {
+    /// The message a permalink points at, as Slack sent it, or `None` when Slack has no
+    /// such message.
+    pub async fn message(&self, link: &Permalink) -> Result<Option<Value>, CallError> {
+        let page = match &link.thread_ts {
             Some(thread_ts) if *thread_ts != link.ts => {
-                let request = SlackApiConversationsRepliesRequest::new(
-                    link.channel.clone().into(),
-                    thread_ts.clone().into(),
-                )
-                .with_latest(link.ts.clone().into())
-                .with_inclusive(true)
-                .with_limit(200);
-                match self
-                    .call("conversations.replies", || {
-                        session.conversations_replies(&request)
-                    })
-                    .await
-                {
-                    Ok(answer) => answer.messages,
-                    Err(e) if e.code() == Some("thread_not_found") => Vec::new(),
-                    Err(e) => return Err(e),
+                let page = self
+                    .raw_page(
+                        "conversations.replies",
+                        vec![
+                            ("channel", Some(link.channel.clone())),
+                            ("ts", Some(thread_ts.clone())),
+                            ("latest", Some(link.ts.clone())),
+                            ("inclusive", Some("true".to_string())),
+                            ("limit", Some("200".to_string())),
+                        ],
+                    )
+                    .await;
+                match page {
+                    Err(e) if e.code() == Some("thread_not_found") => return Ok(None),
+                    other => other?,
                 }
             }
             _ => {
-                let request = SlackApiConversationsHistoryRequest::new()
-                    .with_channel(link.channel.clone().into())
-                    .with_latest(link.ts.clone().into())
-                    .with_inclusive(true)
-                    .with_limit(1);
-                self.call("conversations.history", || {
-                    session.conversations_history(&request)
-                })
+                self.raw_page(
+                    "conversations.history",
+                    vec![
+                        ("channel", Some(link.channel.clone())),
+                        ("latest", Some(link.ts.clone())),
+                        ("inclusive", Some("true".to_string())),
+                        ("limit", Some("1".to_string())),
+                    ],
+                )
                 .await?
-                .messages
             }
         };
-        Ok(messages.into_iter().find(|m| m.origin.ts.0 == link.ts))
+        Ok(page
+            .messages
+            .into_iter()
+            .find(|m| m.get("ts").and_then(Value::as_str) == Some(link.ts.as_str())))
     }
+
+    /// One page of a history or replies method, its messages kept as Slack wrote them
+    /// (every field: slack-morphism's models drop attachment fields the reader needs).
+    /// A message whose JSON cannot be read even leniently is left out, and the log
+    /// says so; the others are kept.
+    async fn raw_page(
+        &self,
+        method: &'static str,
+        params: Vec<(&'static str, Option<String>)>,
+    ) -> Result<MessagePage, CallError> {
+        let session = self.client.open_session(&self.token);
+        let page: RawPage = self
+            .call(method, || {
+                session.http_session_api.http_get(method, &params, None)
+            })
+            .await?;
+        let mut messages = Vec::with_capacity(page.messages.len());
+        for raw in page.messages {
+            match lenient::parse(raw.get()) {
+                Ok((message, repaired)) => {
+                    if repaired {
+                        tracing::debug!(method, "a message had lone UTF-16 surrogates: replaced");
+                    }
+                    messages.push(message);
+                }
+                Err(error) => tracing::warn!(method, %error, "left out a message that is not JSON"),
+            }
+        }
+        let next_cursor = page
+            .response_metadata
+            .and_then(|m| m.next_cursor)
+            .filter(|c| !c.is_empty());
+        Ok(MessagePage {
+            messages,
+            next_cursor,
+        })
+    }
+}
+
+/// Sends `message`'s blocks with `send`; when Slack refuses them (`invalid_blocks`,
+/// `msg_blocks_too_long`), sends `plain` instead.
+async fn blocks_or_plain<T, F, Fut>(
+    channel: &str,
+    message: &Outgoing,
+    plain: SlackMessageContent,
+    send: F,
+) -> Result<T, CallError>
+where
+    F: Fn(SlackMessageContent) -> Fut,
+    Fut: Future<Output = Result<T, CallError>>,
+{
+    match send(block_content(message)).await {
+        Err(CallError::Slack { code, .. })
+            if code == "invalid_blocks" || code == "msg_blocks_too_long" =>
+        {
+            tracing::warn!(
+                channel,
+                code,
+                "Slack refused the blocks: sending the plain text"
+            );
+            send(plain).await
+        }
+        other => other,
+    }
+}
+
+/// Blocks and notification text as slack-morphism content; blocks it cannot model are
+/// sent as the JSON they are.
+fn block_content(message: &Outgoing) -> SlackMessageContent {
+    let blocks: Option<Vec<SlackBlock>> = message
+        .blocks
+        .blocks
+        .iter()
+        .map(|b| serde_json::from_value(b.clone()).ok())
+        .collect();
+    SlackMessageContent::new()
+        .with_text(message.blocks.text.clone())
+        .opt_blocks(blocks)
+}
+
+/// A page of messages, each as raw JSON.
+#[derive(serde::Deserialize)]
+struct RawPage {
+    #[serde(default)]
+    messages: Vec<Box<serde_json::value::RawValue>>,
+    #[serde(default)]
+    response_metadata: Option<RawMetadata>,
+}
+
+#[derive(serde::Deserialize)]
+struct RawMetadata {
+    #[serde(default)]
+    next_cursor: Option<String>,
+}
+
+/// A page of messages, read.
+struct MessagePage {
+    messages: Vec<Value>,
+    next_cursor: Option<String>,
 }
 
 /// A 429 to wait out.

@@ -5,14 +5,16 @@
 //! acknowledged at once: the work runs in a spawned task, so Slack always gets its 2xx
 //! well within 3 s.
 
-use super::inbound::{command_job, interaction_job, Job, USAGE};
+use super::workspace::WorkspaceKey;
 use super::Bot;
+use crate::collect::slack_message::lenient;
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use serde_json::Value;
 use slack_morphism::prelude::*;
 use slack_morphism::signature_verifier::SlackEventSignatureVerifier;
 use std::sync::Arc;
@@ -78,24 +80,49 @@ async fn events(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
     if let Err((status, reason)) = check_signature(&state, &headers, &body) {
         return refuse(status, reason);
     }
-    let event: SlackPushEvent = match serde_json::from_slice(&body) {
-        Ok(event) => event,
-        Err(error) => {
-            tracing::warn!(%error, "unreadable event");
-            return refuse(StatusCode::BAD_REQUEST, "unreadable event");
-        }
+    let Some(event) = json_body(&body, "event") else {
+        return refuse(StatusCode::BAD_REQUEST, "unreadable event");
     };
-    match event {
-        SlackPushEvent::UrlVerification(check) => {
-            Json(serde_json::json!({ "challenge": check.challenge })).into_response()
+    match event.get("type").and_then(Value::as_str) {
+        Some("url_verification") => {
+            let challenge = event.get("challenge").cloned().unwrap_or(Value::Null);
+            Json(serde_json::json!({ "challenge": challenge })).into_response()
         }
-        SlackPushEvent::EventCallback(callback) => {
-            state.bot.accept_event(&callback);
+        Some("event_callback") => {
+            state.bot.accept_event(&event).await;
             StatusCode::OK.into_response()
         }
-        SlackPushEvent::AppRateLimited(_) => {
+        Some("app_rate_limited") => {
             tracing::warn!("Slack says the app is rate limited: events are being dropped");
             StatusCode::OK.into_response()
+        }
+        other => {
+            tracing::debug!(kind = ?other, "ignored an event of a kind the bot does not handle");
+            StatusCode::OK.into_response()
+        }
+    }
+}
+
+/// A JSON body read leniently (a lone UTF-16 surrogate escape becomes U+FFFD rather
+/// than losing the request); `None`, logged, when it is not JSON.
+fn json_body(body: &[u8], what: &str) -> Option<Value> {
+    let text = match std::str::from_utf8(body) {
+        Ok(text) => text,
+        Err(error) => {
+            tracing::warn!(%error, what, "a request body that is not UTF-8");
+            return None;
+        }
+    };
+    match lenient::parse(text) {
+        Ok((value, repaired)) => {
+            if repaired {
+                tracing::debug!(what, "lone UTF-16 surrogates in a request were replaced");
+            }
+            Some(value)
+        }
+        Err(error) => {
+            tracing::warn!(%error, what, "unreadable JSON");
+            None
         }
     }
 }
@@ -115,14 +142,8 @@ async fn commands(State(state): State<AppState>, headers: HeaderMap, body: Bytes
             return refuse(StatusCode::BAD_REQUEST, "unreadable command");
         }
     };
-    match command_job(&command) {
-        Job::Usage { .. } => ephemeral(USAGE),
-        Job::Refuse { why, .. } => ephemeral(&why),
-        job => {
-            state.bot.spawn(job);
-            ephemeral("Checking the sources…")
-        }
-    }
+    let workspace = WorkspaceKey::of_command(|name| form_field(&body, name));
+    ephemeral(&state.bot.accept_command(&command, workspace).await)
 }
 
 async fn interactions(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
@@ -132,16 +153,10 @@ async fn interactions(State(state): State<AppState>, headers: HeaderMap, body: B
     let Some(payload) = form_field(&body, "payload") else {
         return refuse(StatusCode::BAD_REQUEST, "no payload");
     };
-    let interaction: SlackInteractionEvent = match serde_json::from_str(&payload) {
-        Ok(interaction) => interaction,
-        Err(error) => {
-            tracing::warn!(%error, "unreadable interaction");
-            return refuse(StatusCode::BAD_REQUEST, "unreadable interaction");
-        }
+    let Some(interaction) = json_body(payload.as_bytes(), "interaction") else {
+        return refuse(StatusCode::BAD_REQUEST, "unreadable interaction");
     };
-    if let Some(job) = interaction_job(&interaction) {
-        state.bot.spawn(job);
-    }
+    state.bot.accept_interaction(&interaction).await;
     StatusCode::OK.into_response()
 }
 

@@ -1,10 +1,15 @@
-//! What Slack asks of the bot, read into plain jobs: which text (or which message) to
-//! check, and where the answer goes. Events, slash commands and interactions arrive in
-//! slack-morphism's models; this module decides what each one means — including what
-//! to ignore (the bot's own messages, other bots outside the watch list) — and never
-//! touches the network.
+//! What Slack asks of the bot, read into plain jobs: which message (or text) to check,
+//! and where the answer goes. Events and interactions are read from their JSON as
+//! Slack sent it (slack-morphism's models drop fields the message reader needs, such as
+//! attachments' `title_link`), slash commands from slack-morphism's model. This module
+//! decides what each request means — a mention's own links, or the thread's answer; a
+//! watched assistant's answer, its edits and its deletion; what to ignore (the bot's
+//! own messages, bots nobody watches) — and never touches the network.
 
-use slack_morphism::prelude::*;
+use crate::collect::slack_message::{read_message, worth_checking, MessageMeta, ReadOptions};
+use crate::collect::{collect, CollectOptions};
+use serde_json::Value;
+use slack_morphism::prelude::SlackCommandEvent;
 use std::collections::HashSet;
 
 /// Who the bot is, from `auth.test` at start.
@@ -14,6 +19,46 @@ pub struct BotIdentity {
     pub user_id: String,
     /// The bot's id (`B…`): messages it posts carry it.
     pub bot_id: Option<String>,
+}
+
+impl BotIdentity {
+    /// Whether the bot posted `message`.
+    pub fn posted(&self, message: &MessageMeta) -> bool {
+        message.user.as_deref() == Some(self.user_id.as_str())
+            || (message.bot_id.is_some() && message.bot_id == self.bot_id)
+    }
+}
+
+/// The bots whose messages get sources on their own, and who the bot is.
+#[derive(Debug, Clone)]
+pub struct Watch {
+    /// The bot itself: never watched.
+    pub identity: BotIdentity,
+    /// Watched bots' ids (`B…`).
+    pub bot_ids: HashSet<String>,
+}
+
+impl Watch {
+    /// Whether `message` is by a watched bot (and not by this one).
+    pub fn watches(&self, message: &MessageMeta) -> bool {
+        !self.identity.posted(message)
+            && message
+                .bot_id
+                .as_ref()
+                .is_some_and(|id| self.bot_ids.contains(id))
+    }
+
+    /// Whether `message` is by an assistant to prefer when looking for a thread's
+    /// answer: a watched bot, or any bot when none is watched.
+    pub fn prefers(&self, message: &MessageMeta) -> bool {
+        if self.identity.posted(message) {
+            return false;
+        }
+        match &message.bot_id {
+            Some(id) => self.bot_ids.is_empty() || self.bot_ids.contains(id),
+            None => false,
+        }
+    }
 }
 
 /// Where a report is posted.
@@ -40,26 +85,48 @@ pub enum Reply {
 }
 
 /// What to check.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Subject {
-    /// This text.
+    /// This text (a slash command's), read as any answer is: Markdown, mrkdwn or JSON.
     Text(String),
-    /// The answer in this thread: the most recent message that is not the bot's and is
-    /// not `except_ts` (the mention itself).
+    /// This message, as Slack delivered it (a mention with its own links, the message a
+    /// shortcut was used on).
+    Message(Box<Value>),
+    /// The answer in this thread: the newest message older than `before_ts` that is
+    /// worth checking, preferring watched assistants, never the bot's own.
     ThreadAnswer {
         /// The channel.
         channel: String,
         /// The thread's parent `ts`.
         thread_ts: String,
-        /// The mention's own `ts`.
-        except_ts: String,
+        /// The asking message's `ts`: only messages before it count.
+        before_ts: String,
     },
     /// The message a permalink points at.
-    Message(Permalink),
+    Permalink(Permalink),
+}
+
+/// Something that happened to a watched assistant's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AnswerEvent {
+    /// Posted, or edited into this (streaming, corrections).
+    Changed {
+        /// The channel.
+        channel: String,
+        /// The message as it now is.
+        message: Box<Value>,
+    },
+    /// Deleted (`message_deleted`, or a thread parent replaced by a tombstone).
+    Deleted {
+        /// The channel.
+        channel: String,
+        /// The answer's `ts`.
+        ts: String,
+    },
 }
 
 /// One piece of work, decided from one request.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Job {
     /// Check `subject` and post the report to `reply`.
     Check {
@@ -68,6 +135,8 @@ pub enum Job {
         /// Where the report goes.
         reply: Reply,
     },
+    /// A watched answer was posted, edited or deleted: its reply follows once it settles.
+    Watched(AnswerEvent),
     /// Tell the person how to use the bot.
     Usage {
         /// Where.
@@ -97,104 +166,137 @@ pub const SHARE_ACTION_ID: &str = "share_sources";
 /// The usage text, in mrkdwn.
 pub const USAGE: &str = "Hi! I show what an AI answer rests on: its sources, checked and grouped, and the claims that cite nothing.\n\
 • *Mention me in a thread* (`@sourcebot`) and I check the thread's answer.\n\
-• *Mention me with text* (`@sourcebot <answer>`) and I check that text.\n\
+• *Mention me with links* (`@sourcebot <answer>`) and I check that text.\n\
 • `/sources <answer text or message link>` checks it privately. Slack does not allow slash commands inside threads: use a mention or the shortcut there.\n\
 • *Check sources* in a message's ⋯ menu checks that message.";
 
-/// Reads an Events API callback into a job, or `None` when there is nothing to do.
-pub fn event_job(
-    event: &SlackEventCallbackBody,
-    identity: &BotIdentity,
-    watched: &HashSet<String>,
-) -> Option<Job> {
-    match event {
-        SlackEventCallbackBody::AppMention(mention) => mention_job(mention, identity),
-        SlackEventCallbackBody::Message(message) => watched_job(message, identity, watched),
+/// An Events API callback's `event_id`, and the `event` it carries.
+pub fn callback_parts(callback: &Value) -> Option<(&str, &Value)> {
+    let event_id = callback.get("event_id")?.as_str()?;
+    let event = callback.get("event").filter(|e| e.is_object())?;
+    Some((event_id, event))
+}
+
+/// Whether `event` takes the app away from a workspace: `app_uninstalled`, or
+/// `tokens_revoked` listing bot tokens (`tokens.bot`; revoked user tokens alone leave
+/// the bot in place).
+pub fn removes_the_app(event: &Value) -> bool {
+    match event.get("type").and_then(Value::as_str) {
+        Some("app_uninstalled") => true,
+        Some("tokens_revoked") => event
+            .pointer("/tokens/bot")
+            .and_then(Value::as_array)
+            .is_some_and(|bots| !bots.is_empty()),
+        _ => false,
+    }
+}
+
+/// Reads an event (the `event` of an Events API callback) into a job, or `None` when
+/// there is nothing to do.
+pub fn event_job(event: &Value, watch: &Watch) -> Option<Job> {
+    match event.get("type").and_then(Value::as_str)? {
+        "app_mention" => mention_job(event, &watch.identity),
+        "message" => watched_job(event, watch).map(Job::Watched),
         _ => None,
     }
 }
 
-fn mention_job(mention: &SlackAppMentionEvent, identity: &BotIdentity) -> Option<Job> {
-    if mention.user.0 == identity.user_id {
+/// A mention: its own links; else, in a thread, the thread's answer; else its own
+/// claims; else the usage.
+fn mention_job(event: &Value, identity: &BotIdentity) -> Option<Job> {
+    let meta = MessageMeta::of(event);
+    if identity.posted(&meta) {
         return None;
     }
-    let channel = mention.channel.0.clone();
-    let ts = mention.origin.ts.0.clone();
-    let thread_ts = mention.origin.thread_ts.as_ref().map(|t| t.0.clone());
-    let user = Some(mention.user.0.clone());
-    let text = without_mention(
-        mention.content.text.as_deref().unwrap_or_default(),
-        identity,
+    let channel = meta.channel.clone()?;
+    let ts = meta.ts.clone()?;
+    // A mention that starts a thread carries its own ts as thread_ts.
+    let thread_ts = meta.thread_ts.clone().filter(|t| *t != ts);
+    let reply = Reply::Thread {
+        channel: channel.clone(),
+        thread_ts: thread_ts.clone().unwrap_or_else(|| ts.clone()),
+        user: meta.user.clone(),
+        response_url: None,
+    };
+    let own = read_message(
+        event,
+        &ReadOptions {
+            omit_mention_of: Some(identity.user_id.clone()),
+            ..ReadOptions::default()
+        },
     );
-    match thread_ts {
-        // In a thread: the thread's answer, unless text was given with the mention.
-        Some(thread_ts) if text.is_empty() => Some(Job::Check {
-            subject: Subject::ThreadAnswer {
-                channel: channel.clone(),
-                thread_ts: thread_ts.clone(),
-                except_ts: ts,
-            },
-            reply: Reply::Thread {
-                channel,
-                thread_ts,
-                user,
-                response_url: None,
-            },
-        }),
-        thread_ts => {
-            let reply = Reply::Thread {
-                channel,
-                thread_ts: thread_ts.unwrap_or(ts),
-                user,
-                response_url: None,
-            };
-            if text.is_empty() {
-                return Some(Job::Usage { reply });
+    if let Some(link) = lone_permalink(&own.answer.text) {
+        return Some(if link.channel != channel {
+            Job::Refuse {
+                reply,
+                why: OTHER_CHANNEL.to_string(),
             }
-            Some(match subject_of(&text) {
-                Subject::Message(link) if link.channel != mention.channel.0 => Job::Refuse {
-                    reply,
-                    why: OTHER_CHANNEL.to_string(),
-                },
-                subject => Job::Check { subject, reply },
-            })
-        }
+        } else {
+            Job::Check {
+                subject: Subject::Permalink(link),
+                reply,
+            }
+        });
     }
+    let collected = collect(&own.answer, &CollectOptions::default());
+    let subject = if !collected.sources.is_empty() {
+        Subject::Message(Box::new(event.clone()))
+    } else if let Some(thread_ts) = thread_ts {
+        Subject::ThreadAnswer {
+            channel,
+            thread_ts,
+            before_ts: ts,
+        }
+    } else if worth_checking(&collected) {
+        Subject::Message(Box::new(event.clone()))
+    } else {
+        return Some(Job::Usage { reply });
+    };
+    Some(Job::Check { subject, reply })
 }
 
 /// Why a link to another channel's message is not read.
 const OTHER_CHANNEL: &str = "I can only check a message link from this channel (so nobody can read another channel through me). Ask in the message's channel, or use *Check sources* in the message's ⋯ menu.";
 
-/// A message from a watched bot: its sources as a thread reply.
-fn watched_job(
-    message: &SlackMessageEvent,
-    identity: &BotIdentity,
-    watched: &HashSet<String>,
-) -> Option<Job> {
-    let bot_id = message.sender.bot_id.as_ref()?.0.clone();
-    if identity.bot_id.as_deref() == Some(bot_id.as_str()) || !watched.contains(&bot_id) {
-        return None;
+/// A `message` event that concerns a watched assistant's answer: posted, edited
+/// (`message_changed`), deleted (`message_deleted`, or turned into a tombstone).
+fn watched_job(event: &Value, watch: &Watch) -> Option<AnswerEvent> {
+    let channel = event.get("channel").and_then(Value::as_str)?.to_string();
+    let subtype = event.get("subtype").and_then(Value::as_str);
+    match subtype {
+        None | Some("bot_message") | Some("thread_broadcast") => {
+            let meta = MessageMeta::of(event);
+            watch.watches(&meta).then(|| AnswerEvent::Changed {
+                channel,
+                message: Box::new(event.clone()),
+            })
+        }
+        Some("message_changed") => {
+            let message = event.get("message").filter(|m| m.is_object())?;
+            let meta = MessageMeta::of(message);
+            let previous = event.get("previous_message").map(MessageMeta::of);
+            if meta.is_tombstone() {
+                return Some(AnswerEvent::Deleted {
+                    channel,
+                    ts: meta.ts?,
+                });
+            }
+            let watched =
+                watch.watches(&meta) || previous.as_ref().is_some_and(|p| watch.watches(p));
+            watched.then(|| AnswerEvent::Changed {
+                channel,
+                message: Box::new(message.clone()),
+            })
+        }
+        Some("message_deleted") => {
+            let ts = event.get("deleted_ts").and_then(Value::as_str)?.to_string();
+            let previous = event.get("previous_message").map(MessageMeta::of);
+            // Without the previous message nobody can say whose it was: look it up.
+            let watched = previous.as_ref().is_none_or(|p| watch.watches(p));
+            watched.then_some(AnswerEvent::Deleted { channel, ts })
+        }
+        Some(_) => None,
     }
-    // Edits, deletions and joins are not answers.
-    let subtype = message.subtype.as_ref();
-    if subtype.is_some_and(|s| *s != SlackMessageEventType::BotMessage) {
-        return None;
-    }
-    let text = message.content.as_ref()?.text.clone()?;
-    if text.trim().is_empty() {
-        return None;
-    }
-    let channel = message.origin.channel.as_ref()?.0.clone();
-    let thread_ts = thread_of(&message.origin);
-    Some(Job::Check {
-        subject: Subject::Text(text),
-        reply: Reply::Thread {
-            channel,
-            thread_ts,
-            user: None,
-            response_url: None,
-        },
-    })
 }
 
 /// Reads a slash command into a job.
@@ -211,90 +313,80 @@ pub fn command_job(command: &SlackCommandEvent) -> Job {
     if text.is_empty() || text.eq_ignore_ascii_case("help") {
         return Job::Usage { reply };
     }
-    match subject_of(&text) {
+    match lone_permalink(&text) {
         // The bot may be in channels the person is not: it reads links to messages of
         // the channel the command runs in only, so nobody reads a channel through it.
-        Subject::Message(link) if link.channel != command.channel_id.0 => Job::Refuse {
+        Some(link) if link.channel != command.channel_id.0 => Job::Refuse {
             reply,
             why: OTHER_CHANNEL.to_string(),
         },
-        subject => Job::Check { subject, reply },
+        Some(link) => Job::Check {
+            subject: Subject::Permalink(link),
+            reply,
+        },
+        None => Job::Check {
+            subject: Subject::Text(text),
+            reply,
+        },
     }
 }
 
-/// Reads an interaction (the message shortcut, the share button) into a job.
-pub fn interaction_job(interaction: &SlackInteractionEvent) -> Option<Job> {
-    match interaction {
-        SlackInteractionEvent::MessageAction(action)
-            if action.callback_id.0 == SHORTCUT_CALLBACK_ID =>
+/// Reads an interaction payload (the message shortcut, the share button) into a job.
+pub fn interaction_job(payload: &Value) -> Option<Job> {
+    let field = |value: &Value, pointer: &str| {
+        value
+            .pointer(pointer)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    match payload.get("type").and_then(Value::as_str)? {
+        "message_action"
+            if payload.get("callback_id").and_then(Value::as_str) == Some(SHORTCUT_CALLBACK_ID) =>
         {
-            let channel = action.channel.as_ref()?.id.0.clone();
-            let message = action.message.as_ref()?;
-            let thread_ts = thread_of(&message.origin);
-            let reply = Reply::Thread {
-                channel,
-                thread_ts,
-                user: Some(action.user.id.0.clone()),
-                response_url: Some(action.response_url.0.to_string()),
-            };
-            let text = message.content.text.clone().unwrap_or_default();
-            if text.trim().is_empty() {
-                Some(Job::Usage { reply })
-            } else {
-                Some(Job::Check {
-                    subject: Subject::Text(text),
-                    reply,
-                })
-            }
+            let channel = field(payload, "/channel/id")?;
+            let message = payload.get("message").filter(|m| m.is_object())?;
+            let meta = MessageMeta::of(message);
+            let thread_ts = meta.thread_ts.clone().or(meta.ts.clone())?;
+            Some(Job::Check {
+                subject: Subject::Message(Box::new(message.clone())),
+                reply: Reply::Thread {
+                    channel,
+                    thread_ts,
+                    user: field(payload, "/user/id"),
+                    response_url: field(payload, "/response_url"),
+                },
+            })
         }
-        SlackInteractionEvent::BlockActions(actions) => {
-            let share = actions
-                .actions
-                .as_ref()?
-                .iter()
-                .find(|a| a.action_id.0 == SHARE_ACTION_ID)?;
+        "block_actions" => {
+            let share =
+                payload.get("actions")?.as_array()?.iter().find(|a| {
+                    a.get("action_id").and_then(Value::as_str) == Some(SHARE_ACTION_ID)
+                })?;
             Some(Job::Share {
-                key: share.value.clone()?,
-                response_url: actions.response_url.as_ref()?.0.to_string(),
+                key: field(share, "/value")?,
+                response_url: field(payload, "/response_url")?,
             })
         }
         _ => None,
     }
 }
 
-/// The text with the bot's mention (`<@UBOT>` or `<@UBOT|name>`) taken out, trimmed.
-pub fn without_mention(text: &str, identity: &BotIdentity) -> String {
-    let plain = format!("<@{}>", identity.user_id);
-    let named = format!("<@{}|", identity.user_id);
-    let mut rest = text.replace(&plain, " ");
-    while let Some(start) = rest.find(&named) {
-        let end = rest[start..]
-            .find('>')
-            .map(|i| start + i + 1)
-            .unwrap_or(rest.len());
-        rest.replace_range(start..end, " ");
-    }
-    rest.trim().to_string()
-}
-
 /// The thread a reply to this message belongs in: its own thread if it is a reply, else
 /// a new thread under it.
-fn thread_of(origin: &SlackMessageOrigin) -> String {
-    origin
-        .thread_ts
-        .as_ref()
-        .map(|t| t.0.clone())
-        .unwrap_or_else(|| origin.ts.0.clone())
+pub fn thread_of(message: &MessageMeta) -> Option<String> {
+    message.thread_ts.clone().or_else(|| message.ts.clone())
 }
 
-/// A permalink alone is a message to fetch; anything else is text to check.
-fn subject_of(text: &str) -> Subject {
+/// A permalink standing alone (`<https://…/archives/C1/p…>` or bare); `None` for
+/// anything else.
+pub fn lone_permalink(text: &str) -> Option<Permalink> {
     let trimmed = text.trim().trim_start_matches('<').trim_end_matches('>');
     let link = trimmed.split('|').next().unwrap_or_default();
-    match Permalink::parse(link) {
-        Some(permalink) if !link.contains(char::is_whitespace) => Subject::Message(permalink),
-        _ => Subject::Text(text.to_string()),
+    if link.contains(char::is_whitespace) {
+        return None;
     }
+    Permalink::parse(&crate::mrkdwn::decode_entities(link))
 }
 
 /// A Slack message permalink: `https://acme.slack.com/archives/C123/p1700000000000100`,
@@ -365,11 +457,15 @@ fn is_ts(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
-    fn identity() -> BotIdentity {
-        BotIdentity {
-            user_id: "UBOT".into(),
-            bot_id: Some("BBOT".into()),
+    fn watch() -> Watch {
+        Watch {
+            identity: BotIdentity {
+                user_id: "UBOT".into(),
+                bot_id: Some("BBOT".into()),
+            },
+            bot_ids: ["BAI".to_string()].into_iter().collect(),
         }
     }
 
@@ -388,6 +484,7 @@ mod tests {
         )
         .expect("reply");
         assert_eq!(reply.thread_ts.as_deref(), Some("1700000000.000100"));
+        assert!(lone_permalink("<https://acme.slack.com/archives/C1/p1700000000000200?thread_ts=1700000000.000100&amp;cid=C1>").is_some());
         for not_one in [
             "https://acme.slack.com/archives/C1",
             "https://evil.com/archives/C1/p1700000000000100",
@@ -400,51 +497,169 @@ mod tests {
         }
     }
 
+    fn mention(text: &str, thread_ts: Option<&str>) -> Value {
+        let mut event = json!({"type": "app_mention", "user": "U1", "channel": "C1",
+            "ts": "1700000000.000900", "event_ts": "1700000000.000900", "text": text});
+        if let Some(thread_ts) = thread_ts {
+            event["thread_ts"] = json!(thread_ts);
+        }
+        event
+    }
+
+    fn subject(job: Option<Job>) -> Option<Subject> {
+        match job {
+            Some(Job::Check { subject, .. }) => Some(subject),
+            _ => None,
+        }
+    }
+
     #[test]
-    fn mentions_are_taken_out() {
-        let id = identity();
-        assert_eq!(without_mention("<@UBOT> check this", &id), "check this");
-        assert_eq!(without_mention("<@UBOT|sourcebot>", &id), "");
-        assert_eq!(
-            without_mention("hey <@UBOT> and <@UOTHER>", &id),
-            "hey   and <@UOTHER>"
+    fn a_mention_that_cites_nothing_in_a_thread_checks_the_threads_answer() {
+        for text in [
+            "<@UBOT> sources?",
+            "<@UBOT> can you check this?",
+            "<@UBOT>",
+            "<@UBOT> is [1] right?",
+        ] {
+            let job = event_job(&mention(text, Some("1700000000.000100")), &watch());
+            assert_eq!(
+                subject(job),
+                Some(Subject::ThreadAnswer {
+                    channel: "C1".into(),
+                    thread_ts: "1700000000.000100".into(),
+                    before_ts: "1700000000.000900".into()
+                }),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_mention_with_links_checks_its_own_text() {
+        let event = mention(
+            "<@UBOT> Rust 1.0 shipped in 2015 [1].\n\n[1] https://blog.rust-lang.org/ - Rust",
+            Some("1700000000.000100"),
         );
+        assert!(matches!(
+            subject(event_job(&event, &watch())),
+            Some(Subject::Message(_))
+        ));
+        // Outside a thread, claims alone are checked too; nothing at all gets the usage.
+        let claims = mention("<@UBOT> Revenue grew 12% in 2023.", None);
+        assert!(matches!(
+            subject(event_job(&claims, &watch())),
+            Some(Subject::Message(_))
+        ));
+        let nothing = mention("<@UBOT> hi there", None);
+        assert!(matches!(
+            event_job(&nothing, &watch()),
+            Some(Job::Usage { .. })
+        ));
     }
 
     #[test]
     fn links_to_other_channels_are_refused() {
-        let mention: SlackAppMentionEvent = serde_json::from_value(serde_json::json!({
-            "type": "app_mention", "user": "U1", "channel": "C1", "ts": "1700000000.000100",
-            "text": "<@UBOT> https://acme.slack.com/archives/C2/p1700000000000050",
-        }))
-        .expect("mention");
+        let other = mention(
+            "<@UBOT> https://acme.slack.com/archives/C2/p1700000000000050",
+            None,
+        );
         assert!(matches!(
-            mention_job(&mention, &identity()),
+            event_job(&other, &watch()),
             Some(Job::Refuse { .. })
         ));
-        let same: SlackAppMentionEvent = serde_json::from_value(serde_json::json!({
-            "type": "app_mention", "user": "U1", "channel": "C1", "ts": "1700000000.000100",
-            "text": "<@UBOT> https://acme.slack.com/archives/C1/p1700000000000050",
-        }))
-        .expect("mention");
+        let same = mention(
+            "<@UBOT> <https://acme.slack.com/archives/C1/p1700000000000050>",
+            None,
+        );
         assert!(matches!(
-            mention_job(&same, &identity()),
-            Some(Job::Check {
-                subject: Subject::Message(_),
-                ..
-            })
+            subject(event_job(&same, &watch())),
+            Some(Subject::Permalink(_))
         ));
     }
 
     #[test]
-    fn a_lone_permalink_is_a_message_and_text_is_text() {
+    fn watched_answers_their_edits_and_deletions() {
+        let answer = json!({"type": "message", "channel": "C1", "ts": "1.1", "bot_id": "BAI", "text": "Thinking…"});
         assert!(matches!(
-            subject_of("<https://acme.slack.com/archives/C1/p1700000000000100>"),
-            Subject::Message(_)
+            event_job(&answer, &watch()),
+            Some(Job::Watched(AnswerEvent::Changed { .. }))
         ));
-        assert!(matches!(
-            subject_of("see https://acme.slack.com/archives/C1/p1700000000000100 for more"),
-            Subject::Text(_)
-        ));
+        let other_bot = json!({"type": "message", "channel": "C1", "ts": "1.1", "bot_id": "BOTHER", "text": "x"});
+        assert_eq!(event_job(&other_bot, &watch()), None);
+        let own = json!({"type": "message", "channel": "C1", "ts": "1.1", "bot_id": "BBOT", "user": "UBOT", "text": "x"});
+        assert_eq!(event_job(&own, &watch()), None);
+        let person =
+            json!({"type": "message", "channel": "C1", "ts": "1.1", "user": "U1", "text": "x"});
+        assert_eq!(event_job(&person, &watch()), None);
+        let changed = json!({"type": "message", "subtype": "message_changed", "hidden": true, "channel": "C1", "ts": "1.5",
+            "message": {"type": "message", "ts": "1.1", "bot_id": "BAI", "text": "Done", "edited": {"user": "U9", "ts": "1.5"}},
+            "previous_message": answer});
+        match event_job(&changed, &watch()) {
+            Some(Job::Watched(AnswerEvent::Changed { channel, message })) => {
+                assert_eq!(channel, "C1");
+                assert_eq!(message["text"], "Done");
+            }
+            other => panic!("{other:?}"),
+        }
+        let deleted = json!({"type": "message", "subtype": "message_deleted", "hidden": true, "channel": "C1", "ts": "1.6", "deleted_ts": "1.1",
+            "previous_message": {"type": "message", "ts": "1.1", "bot_id": "BAI", "text": "Done"}});
+        assert_eq!(
+            event_job(&deleted, &watch()),
+            Some(Job::Watched(AnswerEvent::Deleted {
+                channel: "C1".into(),
+                ts: "1.1".into()
+            }))
+        );
+        let tombstone = json!({"type": "message", "subtype": "message_changed", "hidden": true, "channel": "C1", "ts": "1.7",
+            "message": {"type": "message", "subtype": "tombstone", "text": "This message was deleted.", "ts": "1.1", "thread_ts": "1.1", "hidden": true}});
+        assert_eq!(
+            event_job(&tombstone, &watch()),
+            Some(Job::Watched(AnswerEvent::Deleted {
+                channel: "C1".into(),
+                ts: "1.1".into()
+            }))
+        );
+        let joined = json!({"type": "message", "subtype": "channel_join", "channel": "C1", "ts": "1.8", "user": "U1", "bot_id": "BAI"});
+        assert_eq!(event_job(&joined, &watch()), None);
+    }
+
+    #[test]
+    fn the_shortcut_checks_the_whole_message() {
+        let payload = json!({"type": "message_action", "callback_id": "check_sources",
+            "channel": {"id": "C1", "name": "general"}, "user": {"id": "U1"},
+            "response_url": "https://hooks.slack.com/x", "message_ts": "1.1",
+            "message": {"type": "message", "ts": "1.1", "thread_ts": "1.0", "text": "fallback",
+                "attachments": [{"title": "Doc", "title_link": "https://docs.example.com"}]}});
+        match interaction_job(&payload) {
+            Some(Job::Check {
+                subject: Subject::Message(message),
+                reply:
+                    Reply::Thread {
+                        thread_ts,
+                        user,
+                        response_url,
+                        ..
+                    },
+            }) => {
+                assert_eq!(
+                    message["attachments"][0]["title_link"],
+                    "https://docs.example.com"
+                );
+                assert_eq!(thread_ts, "1.0");
+                assert_eq!(user.as_deref(), Some("U1"));
+                assert_eq!(response_url.as_deref(), Some("https://hooks.slack.com/x"));
+            }
+            other => panic!("{other:?}"),
+        }
+        let share = json!({"type": "block_actions", "response_url": "https://hooks.slack.com/y",
+            "actions": [{"action_id": "share_sources", "value": "k1", "type": "button"}]});
+        assert_eq!(
+            interaction_job(&share),
+            Some(Job::Share {
+                key: "k1".into(),
+                response_url: "https://hooks.slack.com/y".into()
+            })
+        );
+        assert_eq!(interaction_job(&json!({"type": "view_submission"})), None);
     }
 }

@@ -6,10 +6,14 @@ use crate::config::{duration, ConfigError};
 use std::net::SocketAddr;
 use std::time::Duration;
 
-/// `SLACK_BOT_TOKEN`: the bot token (`xoxb-…`). Required.
+/// `SLACK_BOT_TOKEN`: the bot token (`xoxb-…`). Required, but when the app is installed
+/// by OAuth ([`CLIENT_ID`]).
 pub const BOT_TOKEN: &str = "SLACK_BOT_TOKEN";
 /// `SLACK_SIGNING_SECRET`: verifies requests in HTTP mode. Required without an app token.
 pub const SIGNING_SECRET: &str = "SLACK_SIGNING_SECRET";
+/// `SLACK_CLIENT_ID`: the app's client id (Basic Information → App Credentials); set,
+/// the app is installed by OAuth ([`crate::install::oauth`]).
+pub const CLIENT_ID: &str = "SLACK_CLIENT_ID";
 /// `SLACK_APP_TOKEN`: an app-level token (`xapp-…`) turns on Socket Mode.
 pub const APP_TOKEN: &str = "SLACK_APP_TOKEN";
 /// `SOURCEBOT_LISTEN`: the HTTP address (default `0.0.0.0:3000`).
@@ -22,6 +26,21 @@ pub const WATCH_BOT_IDS: &str = "SOURCEBOT_WATCH_BOT_IDS";
 pub const SLACK_TIMEOUT: &str = "SOURCEBOT_SLACK_TIMEOUT";
 /// `SOURCEBOT_MAX_BODY_BYTES`: the largest request Slack may send (default 1 MiB).
 pub const MAX_BODY_BYTES: &str = "SOURCEBOT_MAX_BODY_BYTES";
+/// `SOURCEBOT_SETTLE`: how long a watched answer must go unedited before it is checked
+/// (default 1.5 s): streaming assistants edit a placeholder many times a second.
+pub const SETTLE: &str = "SOURCEBOT_SETTLE";
+/// `SOURCEBOT_SETTLE_MAX`: the longest a watched answer waits for its edits to stop
+/// (default 30 s); past it, it is checked as it stands, and again when it settles.
+pub const SETTLE_MAX: &str = "SOURCEBOT_SETTLE_MAX";
+
+/// `SOURCEBOT_REDIS_URL`: the Redis that replicas share their state in (`redis://` or
+/// `rediss://` for TLS); unset, the state stays in this process.
+pub const REDIS_URL: &str = "SOURCEBOT_REDIS_URL";
+
+/// Default of [`SETTLE`].
+pub const DEFAULT_SETTLE: Duration = Duration::from_millis(1500);
+/// Default of [`SETTLE_MAX`].
+pub const DEFAULT_SETTLE_MAX: Duration = Duration::from_secs(30);
 
 /// How requests reach the bot.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,8 +61,10 @@ pub enum Transport {
 /// Everything `sourcebot serve` needs besides the pipeline's settings.
 #[derive(Clone, PartialEq, Eq)]
 pub struct SlackSettings {
-    /// `SLACK_BOT_TOKEN`.
-    pub bot_token: String,
+    /// `SLACK_BOT_TOKEN`: the one workspace served without OAuth. Optional when the app
+    /// is installed by OAuth (`SLACK_CLIENT_ID` set): each workspace's token comes from
+    /// the installation store.
+    pub bot_token: Option<String>,
     /// HTTP or Socket Mode.
     pub transport: Transport,
     /// Where the HTTP server listens (`/healthz` in both modes).
@@ -56,13 +77,19 @@ pub struct SlackSettings {
     pub call_timeout: Duration,
     /// The largest request body accepted.
     pub max_body_bytes: usize,
+    /// How long a watched answer must go unedited before it is checked.
+    pub settle: Duration,
+    /// The longest a watched answer waits for its edits to stop.
+    pub settle_max: Duration,
+    /// The Redis replicas share their state in; `None`: in this process.
+    pub redis_url: Option<String>,
 }
 
 impl std::fmt::Debug for SlackSettings {
     /// Secrets are never printed.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SlackSettings")
-            .field("bot_token", &"<redacted>")
+            .field("bot_token", &self.bot_token.as_ref().map(|_| "<redacted>"))
             .field(
                 "transport",
                 &match self.transport {
@@ -75,6 +102,15 @@ impl std::fmt::Debug for SlackSettings {
             .field("watch_bot_ids", &self.watch_bot_ids)
             .field("call_timeout", &self.call_timeout)
             .field("max_body_bytes", &self.max_body_bytes)
+            .field("settle", &self.settle)
+            .field("settle_max", &self.settle_max)
+            .field(
+                "redis_url",
+                &self
+                    .redis_url
+                    .as_deref()
+                    .map(crate::state::redis::without_secrets),
+            )
             .finish()
     }
 }
@@ -94,7 +130,10 @@ impl SlackSettings {
                 .map(|v| v.trim().to_string())
                 .filter(|v| !v.is_empty())
         };
-        let bot_token = token(BOT_TOKEN, get(BOT_TOKEN), "xoxb-")?;
+        let bot_token = match get(BOT_TOKEN) {
+            None if get(CLIENT_ID).is_some() => None,
+            value => Some(token(BOT_TOKEN, value, "xoxb-")?),
+        };
         let transport = match get(APP_TOKEN) {
             Some(value) => Transport::Socket {
                 app_token: token(APP_TOKEN, Some(value), "xapp-")?,
@@ -145,6 +184,30 @@ impl SlackSettings {
                     expected: "expected a whole number of bytes from 1024 to 67108864".into(),
                 })?,
         };
+        let settle = match get(SETTLE) {
+            None => DEFAULT_SETTLE,
+            Some(value) => duration(SETTLE, &value, Duration::ZERO, Duration::from_secs(60))?,
+        };
+        let settle_max = match get(SETTLE_MAX) {
+            None => DEFAULT_SETTLE_MAX.max(settle),
+            Some(value) => duration(
+                SETTLE_MAX,
+                &value,
+                Duration::from_millis(100),
+                Duration::from_secs(600),
+            )?,
+        };
+        if settle_max < settle {
+            return Err(ConfigError {
+                name: SETTLE_MAX,
+                value: humantime::format_duration(settle_max).to_string(),
+                expected: format!(
+                    "must be at least {SETTLE} ({})",
+                    humantime::format_duration(settle)
+                ),
+            });
+        }
+        let redis_url = get(REDIS_URL).map(|value| redis_url(&value)).transpose()?;
         Ok(SlackSettings {
             bot_token,
             transport,
@@ -153,8 +216,26 @@ impl SlackSettings {
             watch_bot_ids,
             call_timeout,
             max_body_bytes,
+            settle,
+            settle_max,
+            redis_url,
         })
     }
+}
+
+/// A `redis://` or `rediss://` URL; the error shows it without its password.
+fn redis_url(value: &str) -> Result<String, ConfigError> {
+    let scheme_ok = ["redis://", "rediss://"].iter().any(|scheme| {
+        value.len() > scheme.len() && value[..scheme.len()].eq_ignore_ascii_case(scheme)
+    });
+    if scheme_ok && !value.contains(char::is_whitespace) {
+        return Ok(value.to_string());
+    }
+    Err(ConfigError {
+        name: REDIS_URL,
+        value: crate::state::redis::without_secrets(value),
+        expected: "expected redis://[user:password@]host[:port][/db], or rediss://… for TLS".into(),
+    })
 }
 
 /// A token with its prefix; the error never repeats the value.
@@ -238,6 +319,35 @@ mod tests {
     }
 
     #[test]
+    fn redis_url_is_read_and_its_password_never_shown() {
+        let base = [(BOT_TOKEN, "xoxb-1"), (SIGNING_SECRET, "s")];
+        assert_eq!(read(&base).unwrap().redis_url, None);
+        let with = |url: &'static str| {
+            let mut pairs = base.to_vec();
+            pairs.push((REDIS_URL, url));
+            read(&pairs)
+        };
+        let settings = with("rediss://default:hunter2@cache.internal:6380/0").unwrap();
+        assert_eq!(
+            settings.redis_url.as_deref(),
+            Some("rediss://default:hunter2@cache.internal:6380/0")
+        );
+        let shown = format!("{settings:?}");
+        assert!(
+            !shown.contains("hunter2") && shown.contains("cache.internal"),
+            "{shown}"
+        );
+        let error = with("http://user:hunter2@cache:6379")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains(REDIS_URL) && error.contains("redis://"),
+            "{error}"
+        );
+        assert!(!error.contains("hunter2"), "{error}");
+    }
+
+    #[test]
     fn socket_mode_and_every_setting() {
         let settings = read(&[
             (BOT_TOKEN, "xoxb-1"),
@@ -259,6 +369,17 @@ mod tests {
         assert_eq!(settings.watch_bot_ids, ["B01", "B02"]);
         assert_eq!(settings.call_timeout, Duration::from_secs(5));
         assert_eq!(settings.max_body_bytes, 2048);
+        assert_eq!(settings.settle, DEFAULT_SETTLE);
+        assert_eq!(settings.settle_max, DEFAULT_SETTLE_MAX);
+        let settings = read(&[
+            (BOT_TOKEN, "xoxb-1"),
+            (SIGNING_SECRET, "s"),
+            (SETTLE, "250ms"),
+            (SETTLE_MAX, "5s"),
+        ])
+        .unwrap();
+        assert_eq!(settings.settle, Duration::from_millis(250));
+        assert_eq!(settings.settle_max, Duration::from_secs(5));
     }
 
     #[test]
@@ -315,6 +436,25 @@ mod tests {
                 ],
                 MAX_BODY_BYTES,
                 "from 1024",
+            ),
+            (
+                vec![
+                    (BOT_TOKEN, "xoxb-1"),
+                    (SIGNING_SECRET, "s"),
+                    (SETTLE, "soon"),
+                ],
+                SETTLE,
+                "",
+            ),
+            (
+                vec![
+                    (BOT_TOKEN, "xoxb-1"),
+                    (SIGNING_SECRET, "s"),
+                    (SETTLE, "10s"),
+                    (SETTLE_MAX, "2s"),
+                ],
+                SETTLE_MAX,
+                "at least SOURCEBOT_SETTLE",
             ),
         ] {
             let error = read(&vars).unwrap_err();

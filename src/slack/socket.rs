@@ -1,91 +1,149 @@
 //! Socket Mode: when an app token is set, the bot opens a WebSocket to Slack instead of
-//! serving public URLs. slack-morphism's listener keeps the connection (reconnecting as
-//! Slack asks) and acknowledges each envelope when its callback returns, so the
-//! callbacks only read the request into a job, spawn it and return.
+//! serving public URLs. slack-morphism's clients manager keeps the connection
+//! (`apps.connections.open`, reconnecting when Slack says `disconnect` or the socket
+//! drops); this module is its listener, and reads each frame as the JSON Slack sent —
+//! not through slack-morphism's typed models, which drop fields the message reader
+//! needs (attachments' `title_link`, `from_url`…). Each envelope is acknowledged when
+//! [`RawListener::on_message`] returns, and the read loop waits for that, so it only
+//! reads the request into a job, spawns it and returns: Slack gets its ack at once.
 
-use super::inbound::{command_job, interaction_job, Job, USAGE};
+use super::workspace::WorkspaceKey;
 use super::Bot;
+use crate::collect::slack_message::lenient;
+use async_trait::async_trait;
+use serde_json::{json, Value};
 use slack_morphism::prelude::*;
-use std::sync::Arc;
+use slack_morphism::socket_mode::clients_manager::{
+    SlackSocketModeClientsManager, SlackSocketModeClientsManagerFactory,
+};
+use std::sync::{Arc, OnceLock, Weak};
 
-/// The bot, as the listener's user state.
-struct BotState(Arc<Bot>);
+type Manager = dyn SlackSocketModeClientsManager + Send + Sync;
 
 /// Connects with `app_token` and serves until the process is told to stop.
 pub async fn serve(
     bot: Arc<Bot>,
     app_token: &str,
 ) -> Result<(), slack_morphism::errors::SlackClientError> {
-    let client = bot.api().client();
-    let callbacks = SlackSocketModeListenerCallbacks::new()
-        .with_push_events(on_push)
-        .with_command_events(on_command)
-        .with_interaction_events(on_interaction);
+    let client = bot.base_api().client();
     let environment = Arc::new(
-        SlackClientEventsListenerEnvironment::new(client)
-            .with_error_handler(on_error)
-            .with_user_state(BotState(bot)),
+        SlackClientEventsListenerEnvironment::new(client.clone()).with_error_handler(on_error),
     );
-    let listener = SlackClientSocketModeListener::new(
-        &SlackClientSocketModeConfig::new(),
-        environment,
-        callbacks,
-    );
-    listener
-        .listen_for(&SlackApiToken::new(app_token.to_string().into()))
+    let manager: Arc<Manager> = client.http_api.connector.new_clients_manager(environment);
+    let listener = Arc::new(RawListener {
+        bot,
+        manager: OnceLock::new(),
+    });
+    let _ = listener.manager.set(Arc::downgrade(&manager));
+    manager
+        .register_new_token(
+            &SlackClientSocketModeConfig::new(),
+            SlackApiToken::new(app_token.to_string().into()),
+            listener,
+        )
         .await?;
     tracing::info!("Socket Mode connected");
-    listener.serve().await;
+    manager.start().await;
+    manager.await_term_signals().await;
+    manager.shutdown().await;
     Ok(())
 }
 
-async fn bot_of(states: &SlackClientEventsUserState) -> Option<Arc<Bot>> {
-    states
-        .read()
-        .await
-        .get_user_state::<BotState>()
-        .map(|state| state.0.clone())
+/// Reads Socket Mode frames as JSON and hands them to the bot.
+pub struct RawListener {
+    bot: Arc<Bot>,
+    manager: OnceLock<Weak<Manager>>,
 }
 
-async fn on_push(
-    event: SlackPushEventCallback,
-    _client: Arc<SlackHyperClient>,
-    states: SlackClientEventsUserState,
-) -> UserCallbackResult<()> {
-    if let Some(bot) = bot_of(&states).await {
-        bot.accept_event(&event);
+impl RawListener {
+    fn manager(&self) -> Option<Arc<Manager>> {
+        self.manager.get().and_then(Weak::upgrade)
     }
-    Ok(())
-}
 
-async fn on_command(
-    event: SlackCommandEvent,
-    _client: Arc<SlackHyperClient>,
-    states: SlackClientEventsUserState,
-) -> UserCallbackResult<SlackCommandEventResponse> {
-    let text = match (bot_of(&states).await, command_job(&event)) {
-        (_, Job::Usage { .. }) => USAGE.to_string(),
-        (_, Job::Refuse { why, .. }) => why,
-        (Some(bot), job) => {
-            bot.spawn(job);
-            "Checking the sources…".to_string()
+    /// What to do with one envelope; returns its acknowledgement's payload, if any.
+    async fn envelope(&self, kind: &str, payload: &Value) -> Option<Value> {
+        match kind {
+            "events_api" => {
+                self.bot.accept_event(payload).await;
+                None
+            }
+            "interactive" => {
+                self.bot.accept_interaction(payload).await;
+                None
+            }
+            "slash_commands" => {
+                let command: SlackCommandEvent = match serde_json::from_value(payload.clone()) {
+                    Ok(command) => command,
+                    Err(error) => {
+                        tracing::warn!(%error, "unreadable slash command");
+                        return None;
+                    }
+                };
+                let workspace = WorkspaceKey::of_command(|name| {
+                    payload.get(name).and_then(|value| match value {
+                        Value::String(text) => Some(text.clone()),
+                        Value::Bool(flag) => Some(flag.to_string()),
+                        _ => None,
+                    })
+                });
+                let text = self.bot.accept_command(&command, workspace).await;
+                Some(json!({ "response_type": "ephemeral", "text": text }))
+            }
+            other => {
+                tracing::debug!(kind = other, "ignored a Socket Mode envelope");
+                None
+            }
         }
-        (None, _) => "sourcebot is starting; try again in a moment.".to_string(),
-    };
-    Ok(SlackCommandEventResponse::new(
-        SlackMessageContent::new().with_text(text),
-    ))
+    }
 }
 
-async fn on_interaction(
-    event: SlackInteractionEvent,
-    _client: Arc<SlackHyperClient>,
-    states: SlackClientEventsUserState,
-) -> UserCallbackResult<()> {
-    if let (Some(bot), Some(job)) = (bot_of(&states).await, interaction_job(&event)) {
-        bot.spawn(job);
+#[async_trait]
+impl SlackSocketModeClientListener for RawListener {
+    async fn on_message(
+        &self,
+        client_id: &SlackSocketModeWssClientId,
+        message_body: String,
+    ) -> Option<String> {
+        let frame = match lenient::parse(&message_body) {
+            Ok((frame, _)) => frame,
+            Err(error) => {
+                tracing::warn!(%error, "an unreadable Socket Mode frame");
+                return None;
+            }
+        };
+        let kind = frame.get("type").and_then(Value::as_str).unwrap_or("");
+        match kind {
+            "hello" => return None,
+            "disconnect" => {
+                tracing::info!(reason = ?frame.get("reason"), "Slack asks to reconnect");
+                if let Some(manager) = self.manager() {
+                    manager.restart_client(client_id).await;
+                }
+                return None;
+            }
+            _ => {}
+        }
+        let envelope_id = frame
+            .get("envelope_id")
+            .and_then(Value::as_str)?
+            .to_string();
+        let payload = frame.get("payload").cloned().unwrap_or(Value::Null);
+        let mut ack = json!({ "envelope_id": envelope_id });
+        if let Some(reply) = self.envelope(kind, &payload).await {
+            ack["payload"] = reply;
+        }
+        Some(ack.to_string())
     }
-    Ok(())
+
+    async fn on_error(&self, error: Box<dyn std::error::Error + Send + Sync>) {
+        tracing::warn!(%error, "Socket Mode error");
+    }
+
+    async fn on_disconnect(&self, client_id: &SlackSocketModeWssClientId) {
+        if let Some(manager) = self.manager() {
+            manager.restart_client(client_id).await;
+        }
+    }
 }
 
 fn on_error(

@@ -6,9 +6,12 @@
 //! the `allow` below.
 #![allow(dead_code, unused_imports)]
 
+pub mod bot;
 pub mod cli;
 pub mod dns;
 pub mod hostile;
+pub mod postgres;
+pub mod redis;
 pub mod serve;
 pub mod slack;
 pub mod tls;

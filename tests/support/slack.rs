@@ -1,14 +1,22 @@
 //! A fake Slack for hermetic tests of the bot: the Web API methods the bot calls
-//! (`auth.test`, `chat.postMessage`, `chat.postEphemeral`, `chat.update`,
-//! `conversations.history`, `conversations.replies`, `apps.connections.open`), the
-//! `response_url` hooks of slash commands and interactions, and the Socket Mode
-//! WebSocket. It is an axum server on `127.0.0.1:0` that answers in the shapes Slack
-//! documents, so slack-morphism's client parses them, records every call (query string,
-//! form and JSON body merged into one object), keeps per-channel message history, lets
-//! a test make the next calls to a method fail (rate limit, HTTP 500, a Slack error
-//! code, or a hang), and lets a test push Socket Mode envelopes and read the acks.
-//! Dropping the [`FakeSlack`] stops it: the listener closes and every open connection,
-//! hung request and WebSocket is cut.
+//! (`auth.test`, `chat.postMessage`, `chat.postEphemeral`, `chat.update`, `chat.delete`,
+//! `chat.getPermalink`, `conversations.history`, `conversations.replies`,
+//! `apps.connections.open`), the `response_url` hooks of slash commands and
+//! interactions, and the Socket Mode WebSocket. It is an axum server on `127.0.0.1:0`
+//! that answers in the shapes Slack documents, so slack-morphism's client parses them,
+//! records every call (query string, form and JSON body merged into one object), keeps
+//! per-channel message history, lets a test make the next calls to a method fail (rate
+//! limit, HTTP 500, a Slack error code, or a hang), and lets a test push Socket Mode
+//! envelopes and read the acks. Dropping the [`FakeSlack`] stops it: the listener closes
+//! and every open connection, hung request and WebSocket is cut.
+//!
+//! Messages are kept as the JSON objects Slack returns, so a test can seed one in any
+//! shape Slack sends ([`FakeSlack::add_raw_message`], [`bot_message`]) and read it back
+//! whole through `conversations.history` and `conversations.replies`; the thread fields
+//! Slack adds to a parent (`reply_count`, `latest_reply`, `reply_users`, …) are computed
+//! when read. The event builders ([`message_event`], [`message_changed_event`],
+//! [`message_deleted_event`], [`tombstone_event`], [`event_callback`]) give the Events
+//! API shapes of what happens to those messages.
 
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
@@ -44,6 +52,8 @@ pub const BOT_ID: &str = "BBOT";
 pub const BOT_NAME: &str = "sourcebot";
 /// The app id in the Socket Mode `hello` and in envelopes.
 pub const APP_ID: &str = "A0001";
+/// The workspace's subdomain: `https://fakeslack.slack.com/` (`auth.test`, permalinks).
+pub const WORKSPACE_DOMAIN: &str = "fakeslack";
 /// Posts Slack accepts on one `response_url`; later ones get HTTP 404 `used_url`.
 pub const RESPONSE_URL_MAX_POSTS: usize = 5;
 /// The first generated message ts is this many microseconds past the epoch plus 100.
@@ -143,11 +153,6 @@ impl Message {
         self.thread_ts = Some(thread_ts.to_string());
         self
     }
-
-    /// Whether this is a reply (in a thread and not its parent).
-    fn is_reply(&self) -> bool {
-        self.thread_ts.as_deref().is_some_and(|t| t != self.ts)
-    }
 }
 
 /// How the bot stands with a channel (see [`FakeSlack::set_channel`]).
@@ -163,13 +168,69 @@ pub enum Access {
     Hidden,
 }
 
-/// A message as stored, with what [`Message`] does not carry.
+/// A message as stored: the JSON object Slack returns for it, without the thread fields
+/// computed when read, and what indexes it (taken from that JSON).
 #[derive(Clone, Debug)]
 struct Stored {
-    msg: Message,
-    blocks: Option<Value>,
-    broadcast: bool,
-    edited: bool,
+    ts: String,
+    thread_ts: Option<String>,
+    user: Option<String>,
+    bot_id: Option<String>,
+    json: Map<String, Value>,
+}
+
+impl Stored {
+    /// Indexes `message`, which must be a JSON object with a string `ts`.
+    fn new(message: Value) -> Result<Stored, String> {
+        let Value::Object(json) = message else {
+            return Err(format!("a message must be a JSON object, not {message}"));
+        };
+        let field = |key: &str| json.get(key).and_then(Value::as_str).map(str::to_string);
+        let Some(ts) = field("ts") else {
+            return Err(format!(
+                "a message needs a string `ts`: {}",
+                Value::Object(json.clone())
+            ));
+        };
+        let (thread_ts, user, bot_id) = (field("thread_ts"), field("user"), field("bot_id"));
+        Ok(Stored {
+            ts,
+            thread_ts,
+            user,
+            bot_id,
+            json,
+        })
+    }
+
+    /// Whether this is a reply (in a thread and not its parent).
+    fn is_reply(&self) -> bool {
+        self.thread_ts.as_deref().is_some_and(|t| t != self.ts)
+    }
+
+    /// Whether this reply was also sent to the channel (`reply_broadcast`).
+    fn is_broadcast(&self) -> bool {
+        self.json.get("subtype").and_then(Value::as_str) == Some("thread_broadcast")
+    }
+
+    /// Whether the bot posted it, so that its token may update or delete it.
+    fn is_bots(&self) -> bool {
+        self.user.as_deref() == Some(BOT_USER_ID) || self.bot_id.as_deref() == Some(BOT_ID)
+    }
+
+    fn to_message(&self) -> Message {
+        Message {
+            ts: self.ts.clone(),
+            thread_ts: self.thread_ts.clone(),
+            user: self.user.clone(),
+            bot_id: self.bot_id.clone(),
+            text: self
+                .json
+                .get("text")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+        }
+    }
 }
 
 /// Something to do with one Socket Mode connection.
@@ -190,6 +251,10 @@ struct Inner {
     socket_ids: u64,
     socket_urls: u64,
     socket_frames: Vec<Value>,
+    /// Install codes not yet exchanged, and refresh tokens not yet used.
+    oauth_codes: HashMap<String, OAuthGrant>,
+    refresh_tokens: HashMap<String, OAuthGrant>,
+    tokens_issued: u64,
 }
 
 /// State shared by the handlers and the [`FakeSlack`] handle.
@@ -274,6 +339,9 @@ impl FakeSlack {
                 socket_ids: 0,
                 socket_urls: 0,
                 socket_frames: Vec::new(),
+                oauth_codes: HashMap::new(),
+                refresh_tokens: HashMap::new(),
+                tokens_issued: 0,
             }),
             changed: Notify::new(),
             stop: stop_rx.clone(),
@@ -352,19 +420,7 @@ impl FakeSlack {
     /// Seeds `message` into `channel`'s history (a reply when `thread_ts` is set and
     /// differs from `ts`); a message with the same ts is replaced.
     pub fn add_message(&self, channel: &str, message: Message) {
-        let mut inner = self.shared.lock();
-        if let Some(micros) = ts_micros(&message.ts) {
-            inner.last_ts = inner.last_ts.max(micros);
-        }
-        inner.store(
-            channel,
-            Stored {
-                msg: message,
-                blocks: None,
-                broadcast: false,
-                edited: false,
-            },
-        );
+        self.add_raw_message(channel, message_from(&message));
     }
 
     /// The messages of `channel` (replies included), oldest first.
@@ -373,7 +429,65 @@ impl FakeSlack {
         inner
             .channels
             .get(channel)
-            .map(|list| list.iter().map(|s| s.msg.clone()).collect())
+            .map(|list| list.iter().map(Stored::to_message).collect())
+            .unwrap_or_default()
+    }
+
+    /// Seeds `message`, the full JSON object Slack returns for a message (`ts` required;
+    /// `thread_ts`, `user`, `bot_id`, `app_id`, `bot_profile`, `subtype`, `text`,
+    /// `blocks`, `attachments`, `edited`, `files`, `metadata`… as the test likes), into
+    /// `channel`'s history: `conversations.history` and `conversations.replies` return it
+    /// verbatim, with the thread fields of a parent merged in. A reply when `thread_ts` is
+    /// set and differs from `ts`; a message with the same ts is replaced.
+    ///
+    /// # Panics
+    /// If `message` is not an object with a string `ts`.
+    pub fn add_raw_message(&self, channel: &str, message: Value) {
+        let stored = Stored::new(message).unwrap_or_else(|e| panic!("fake Slack: {e}"));
+        let mut inner = self.shared.lock();
+        if let Some(micros) = ts_micros(&stored.ts) {
+            inner.last_ts = inner.last_ts.max(micros);
+        }
+        inner.store(channel, stored);
+    }
+
+    /// Replaces the message of `channel` with the same `ts` as `message` by `message`, as
+    /// an assistant's `chat.update` would (the event to go with it is
+    /// [`message_changed_event`]).
+    ///
+    /// # Panics
+    /// If `message` is not an object with a string `ts`, or no message has that ts.
+    pub fn replace_raw_message(&self, channel: &str, message: Value) {
+        let stored = Stored::new(message).unwrap_or_else(|e| panic!("fake Slack: {e}"));
+        let mut inner = self.shared.lock();
+        assert!(
+            inner.find(channel, &stored.ts).is_some(),
+            "fake Slack: no message {} in {channel} to replace",
+            stored.ts
+        );
+        inner.store(channel, stored);
+    }
+
+    /// Deletes the message `ts` of `channel` outright (its replies stay); whether there
+    /// was one. (`chat.delete` by the bot leaves a tombstone for a parent with replies,
+    /// as Slack does; to model that for someone else's message, use
+    /// [`FakeSlack::replace_raw_message`] with a [`tombstone_message`].)
+    pub fn remove_message(&self, channel: &str, ts: &str) -> bool {
+        self.shared.lock().remove(channel, ts)
+    }
+
+    /// What `conversations.history` would return for `channel` if it listed replies too:
+    /// every message as JSON, thread fields merged in, oldest first.
+    pub fn raw_messages(&self, channel: &str) -> Vec<Value> {
+        let inner = self.shared.lock();
+        inner
+            .channels
+            .get(channel)
+            .map(|list| {
+                list.iter()
+                    .map(|s| inner.message_json(channel, s))
+                    .collect()
+            })
             .unwrap_or_default()
     }
 
@@ -474,24 +588,272 @@ pub fn events_api_envelope(envelope_id: &str, event_id: &str, event: Value) -> V
         "accepts_response_payload": false,
         "retry_attempt": 0,
         "retry_reason": "",
-        "payload": {
-            "token": "XXYYZZ",
-            "team_id": TEAM_ID,
-            "api_app_id": APP_ID,
-            "event": event,
-            "type": "event_callback",
-            "event_id": event_id,
-            "event_time": 1_700_000_000,
-            "authorizations": [{
-                "enterprise_id": null,
-                "team_id": TEAM_ID,
-                "user_id": BOT_USER_ID,
-                "is_bot": true,
-                "is_enterprise_install": false
-            }],
-            "is_ext_shared_channel": false
-        }
+        "payload": event_callback(event_id, event)
     })
+}
+
+/// The outer `event_callback` body Slack wraps an Events API `event` in (POSTed to the
+/// app's Request URL over HTTP, or the `payload` of a Socket Mode envelope): `token`,
+/// `team_id`, `api_app_id`, `event`, `type`, `event_id`, `event_time` (the event's
+/// `event_ts` in whole seconds), `authorizations` (the bot), `is_ext_shared_channel` and
+/// `event_context`. Follows <https://docs.slack.dev/apis/events-api/#callback-field>.
+pub fn event_callback(event_id: &str, event: Value) -> Value {
+    let event_time = event
+        .get("event_ts")
+        .and_then(Value::as_str)
+        .and_then(ts_micros)
+        .map_or(1_700_000_000, |micros| micros / 1_000_000);
+    // Slack's `event_context` is an opaque token; it is "4-" and base64url JSON naming
+    // the event type, team, app and channel.
+    let context = json!({
+        "et": event.get("type").and_then(Value::as_str).unwrap_or("message"),
+        "tid": TEAM_ID,
+        "aid": APP_ID,
+        "cid": event.get("channel").and_then(Value::as_str).unwrap_or_default(),
+    });
+    json!({
+        "token": "XXYYZZ",
+        "team_id": TEAM_ID,
+        "api_app_id": APP_ID,
+        "event": event,
+        "type": "event_callback",
+        "event_id": event_id,
+        "event_time": event_time,
+        "authorizations": [{
+            "enterprise_id": null,
+            "team_id": TEAM_ID,
+            "user_id": BOT_USER_ID,
+            "is_bot": true,
+            "is_enterprise_install": false
+        }],
+        "is_ext_shared_channel": false,
+        "event_context": format!("4-{}", base64url(context.to_string().as_bytes()))
+    })
+}
+
+/// A `message` event for `message` (a message object as Slack returns it, e.g. from
+/// [`bot_message`]) posted in `channel`: every field of the message, with `type:
+/// "message"`, `channel`, `channel_type: "channel"` and `event_ts` (the message's ts).
+/// Follows <https://docs.slack.dev/reference/events/message/>.
+pub fn message_event(channel: &str, message: &Value) -> Value {
+    let mut event = message.as_object().cloned().unwrap_or_default();
+    let ts = event.get("ts").cloned().unwrap_or(Value::Null);
+    event.insert("type".into(), json!("message"));
+    event.insert("channel".into(), json!(channel));
+    event.insert("channel_type".into(), json!("channel"));
+    event.insert("event_ts".into(), ts);
+    Value::Object(event)
+}
+
+/// A `message_changed` event: the message `previous_message` of `channel` became
+/// `new_message` at `event_ts` (as after `chat.update`). `message` carries `edited:
+/// {user, ts: event_ts}` unless `new_message` has its own `edited`; the event's `ts` is
+/// `event_ts`. Follows <https://docs.slack.dev/reference/events/message/message_changed/>
+/// (plus `channel_type`, which live events carry).
+pub fn message_changed_event(
+    channel: &str,
+    new_message: &Value,
+    previous_message: &Value,
+    event_ts: &str,
+) -> Value {
+    let mut message = new_message.clone();
+    if message.get("edited").is_none() {
+        let editor = ["user", "bot_id"]
+            .iter()
+            .find_map(|key| message.get(*key).and_then(Value::as_str))
+            .unwrap_or(BOT_USER_ID)
+            .to_string();
+        message["edited"] = json!({ "user": editor, "ts": event_ts });
+    }
+    json!({
+        "type": "message",
+        "subtype": "message_changed",
+        "hidden": true,
+        "channel": channel,
+        "channel_type": "channel",
+        "ts": event_ts,
+        "event_ts": event_ts,
+        "message": message,
+        "previous_message": previous_message
+    })
+}
+
+/// A `message_deleted` event: the message `deleted_ts` of `channel`, last seen as
+/// `previous_message`, was deleted at `event_ts` (as by `chat.delete`). Follows
+/// <https://docs.slack.dev/reference/events/message/message_deleted/> (plus
+/// `previous_message` and `channel_type`, which live events carry).
+pub fn message_deleted_event(
+    channel: &str,
+    deleted_ts: &str,
+    previous_message: &Value,
+    event_ts: &str,
+) -> Value {
+    json!({
+        "type": "message",
+        "subtype": "message_deleted",
+        "hidden": true,
+        "channel": channel,
+        "channel_type": "channel",
+        "ts": event_ts,
+        "event_ts": event_ts,
+        "deleted_ts": deleted_ts,
+        "previous_message": previous_message
+    })
+}
+
+/// What a thread parent with replies becomes when it is deleted: Slack keeps it in the
+/// thread as a `tombstone` by `USLACKBOT` (`text: "This message was deleted."`, `hidden:
+/// true`) with the parent's `ts`, `thread_ts` and thread fields, and returns it from
+/// `conversations.history`/`conversations.replies` in its place. `parent` is the parent
+/// as history returns it (e.g. from [`FakeSlack::raw_messages`]).
+///
+/// Slack documents no page for this subtype; the shape is that of tombstones captured
+/// from live workspaces in public Slack-adapter test fixtures (see
+/// [`tombstone_event`]).
+pub fn tombstone_message(parent: &Value) -> Value {
+    let ts = parent.get("ts").cloned().unwrap_or(Value::Null);
+    let mut message = json!({
+        "type": "message",
+        "subtype": "tombstone",
+        "text": "This message was deleted.",
+        "user": "USLACKBOT",
+        "hidden": true,
+        "ts": ts.clone(),
+        "thread_ts": parent.get("thread_ts").cloned().unwrap_or(ts),
+    });
+    for key in [
+        "reply_count",
+        "reply_users_count",
+        "latest_reply",
+        "reply_users",
+        "is_locked",
+    ] {
+        if let Some(value) = parent.get(key) {
+            message[key] = value.clone();
+        }
+    }
+    message
+}
+
+/// What Slack sends when a thread parent with replies is deleted: not a
+/// `message_deleted` but a `message_changed` (`hidden`, `ts` = `event_ts`) whose
+/// `message` is the [`tombstone_message`] of `parent` and whose `previous_message` is
+/// `parent`.
+///
+/// Slack's reference has no example of it (the subtype list at
+/// <https://docs.slack.dev/reference/events/message/> only says hidden subtypes exist);
+/// this follows live `message_changed` tombstone events as captured in public
+/// Slack-adapter test fixtures (e.g. "ignores message_changed tombstone subtypes"):
+/// `message` = `{type, subtype: "tombstone", text: "This message was deleted.", user:
+/// "USLACKBOT", hidden: true, ts, thread_ts, reply_count, reply_users_count,
+/// latest_reply, reply_users, is_locked}`.
+pub fn tombstone_event(channel: &str, parent: &Value, event_ts: &str) -> Value {
+    json!({
+        "type": "message",
+        "subtype": "message_changed",
+        "hidden": true,
+        "channel": channel,
+        "channel_type": "channel",
+        "ts": event_ts,
+        "event_ts": event_ts,
+        "message": tombstone_message(parent),
+        "previous_message": parent
+    })
+}
+
+/// The user id of the bot user behind `bot_id`: [`BOT_USER_ID`] for [`BOT_ID`], else
+/// `U0{id}BOT` (`"U0AIBOT"` for `"BAI"`).
+pub fn bot_user_id(bot_id: &str) -> String {
+    if bot_id == BOT_ID {
+        return BOT_USER_ID.to_string();
+    }
+    format!("U0{}BOT", bot_id.strip_prefix('B').unwrap_or(bot_id))
+}
+
+/// The `bot_profile` Slack attaches to an app's messages: `id`, `app_id`, `name`,
+/// `icons`, `deleted`, `updated`, `team_id`.
+pub fn bot_profile(bot_id: &str, app_id: &str) -> Value {
+    let name = if bot_id == BOT_ID {
+        BOT_NAME.to_string()
+    } else {
+        format!("assistant-{}", bot_id.to_ascii_lowercase())
+    };
+    json!({
+        "id": bot_id,
+        "app_id": app_id,
+        "name": name,
+        "icons": {
+            "image_36": "https://a.slack-edge.com/80588/img/plugins/app/bot_36.png",
+            "image_48": "https://a.slack-edge.com/80588/img/plugins/app/bot_48.png",
+            "image_72": "https://a.slack-edge.com/80588/img/plugins/app/service_72.png"
+        },
+        "deleted": false,
+        "updated": 1_700_000_000,
+        "team_id": TEAM_ID
+    })
+}
+
+/// A message object as an app posts it with `chat.postMessage` and
+/// `conversations.history` returns it: `type: "message"`, no `subtype`, `user` (the
+/// app's bot user, see [`bot_user_id`]), `bot_id`, `app_id`, `bot_profile`, `team`,
+/// `text`, `ts`, and `blocks`/`attachments` when given. Follows the `message` of
+/// <https://docs.slack.dev/reference/methods/chat.postMessage/> and live responses
+/// (java-slack-sdk `json-logs/samples/api/chat.update.json`).
+pub fn bot_message(
+    ts: &str,
+    bot_id: &str,
+    app_id: &str,
+    text: &str,
+    blocks: Option<Value>,
+    attachments: Option<Value>,
+) -> Value {
+    let mut message = json!({
+        "type": "message",
+        "user": bot_user_id(bot_id),
+        "bot_id": bot_id,
+        "app_id": app_id,
+        "bot_profile": bot_profile(bot_id, app_id),
+        "team": TEAM_ID,
+        "text": text,
+        "ts": ts,
+    });
+    if let Some(blocks) = blocks {
+        message["blocks"] = blocks;
+    }
+    if let Some(attachments) = attachments {
+        message["attachments"] = attachments;
+    }
+    message
+}
+
+/// A message's permalink as `chat.getPermalink` gives it:
+/// `https://fakeslack.slack.com/archives/{channel}/p{ts without the dot}`, plus
+/// `?thread_ts={thread_ts}&cid={channel}` for a reply.
+pub fn permalink(channel: &str, ts: &str, thread_ts: Option<&str>) -> String {
+    let mut link = format!(
+        "https://{WORKSPACE_DOMAIN}.slack.com/archives/{channel}/p{}",
+        ts.replace('.', "")
+    );
+    if let Some(thread_ts) = thread_ts.filter(|t| *t != ts) {
+        link.push_str(&format!("?thread_ts={thread_ts}&cid={channel}"));
+    }
+    link
+}
+
+/// Base64url without padding.
+fn base64url(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
+        for i in 0..=chunk.len() {
+            out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
+        }
+    }
+    out
 }
 
 /// An `app_mention` event by `user` in `channel` at `ts`, in the thread `thread_ts` if
@@ -545,9 +907,23 @@ pub fn slash_command_envelope(
             "api_app_id": APP_ID,
             "is_enterprise_install": "false",
             "response_url": response_url,
-            "trigger_id": "1700000000.1.fake"
+            "trigger_id": trigger_id()
         }
     })
+}
+
+/// A new `trigger_id` in Slack's shape (`13345224609.738474920.8088930838d88f008e0`):
+/// Slack gives every interaction and command its own, and the bot does each once.
+pub fn trigger_id() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    format!(
+        "{}.{}.{:016x}",
+        13_345_224_609 + n,
+        unix_now(),
+        n.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    )
 }
 
 /// An `interactive` Socket Mode envelope around an interaction `payload` (e.g.
@@ -570,6 +946,25 @@ pub fn message_shortcut_payload(
     message: &Message,
     response_url: &str,
 ) -> Value {
+    message_shortcut_payload_raw(
+        callback_id,
+        channel,
+        user,
+        &message_from(message),
+        response_url,
+    )
+}
+
+/// [`message_shortcut_payload`] on `message` given as the JSON object Slack sends (e.g. a
+/// [`bot_message`] with blocks and attachments), carried whole. Follows
+/// <https://docs.slack.dev/reference/interaction-payloads/shortcuts-interaction-payload/>.
+pub fn message_shortcut_payload_raw(
+    callback_id: &str,
+    channel: &str,
+    user: &str,
+    message: &Value,
+    response_url: &str,
+) -> Value {
     json!({
         "type": "message_action",
         "token": "XXYYZZ",
@@ -579,10 +974,10 @@ pub fn message_shortcut_payload(
         "channel": { "id": channel, "name": "general" },
         "is_enterprise_install": false,
         "callback_id": callback_id,
-        "trigger_id": "1700000000.2.fake",
+        "trigger_id": trigger_id(),
         "response_url": response_url,
-        "message_ts": message.ts,
-        "message": message_value(message, None, false, &[]),
+        "message_ts": message.get("ts").cloned().unwrap_or(Value::Null),
+        "message": message,
     })
 }
 
@@ -599,15 +994,31 @@ impl Inner {
         format_ts(self.last_ts)
     }
 
+    /// The `edited.ts` of an edit made now: the next whole second after the latest ts,
+    /// as Slack's edit stamps end in `.000000` (no ts is used up).
+    fn edit_ts(&self) -> String {
+        format_ts((self.last_ts / 1_000_000 + 1) * 1_000_000)
+    }
+
     fn store(&mut self, channel: &str, stored: Stored) {
         let list = self.channels.entry(channel.to_string()).or_default();
-        list.retain(|s| s.msg.ts != stored.msg.ts);
+        list.retain(|s| s.ts != stored.ts);
         list.push(stored);
-        list.sort_by(|a, b| ts_order(&a.msg.ts, &b.msg.ts));
+        list.sort_by(|a, b| ts_order(&a.ts, &b.ts));
+    }
+
+    /// Removes the message `ts` of `channel`; whether there was one.
+    fn remove(&mut self, channel: &str, ts: &str) -> bool {
+        let Some(list) = self.channels.get_mut(channel) else {
+            return false;
+        };
+        let before = list.len();
+        list.retain(|s| s.ts != ts);
+        list.len() != before
     }
 
     fn find(&self, channel: &str, ts: &str) -> Option<&Stored> {
-        self.channels.get(channel)?.iter().find(|s| s.msg.ts == ts)
+        self.channels.get(channel)?.iter().find(|s| s.ts == ts)
     }
 
     /// The replies to the parent `ts` in `channel`, oldest first.
@@ -616,43 +1027,55 @@ impl Inner {
             .get(channel)
             .map(|list| {
                 list.iter()
-                    .filter(|s| s.msg.is_reply() && s.msg.thread_ts.as_deref() == Some(ts))
+                    .filter(|s| s.is_reply() && s.thread_ts.as_deref() == Some(ts))
                     .collect()
             })
             .unwrap_or_default()
     }
 
-    /// A message as Slack returns it, with thread details for a parent.
+    /// A message as Slack returns it: the stored JSON, with the thread fields of a parent
+    /// that has replies (`thread_ts`, `reply_count`, `reply_users_count`, `reply_users`,
+    /// `latest_reply`, and `is_locked`/`subscribed` unless set) and a reply's
+    /// `parent_user_id` (unless set) merged in.
     fn message_json(&self, channel: &str, stored: &Stored) -> Value {
-        let replies = if stored.msg.is_reply() {
-            Vec::new()
-        } else {
-            self.replies(channel, &stored.msg.ts)
-        };
-        let parent_user = stored
-            .msg
-            .thread_ts
-            .as_deref()
-            .filter(|_| stored.msg.is_reply())
-            .and_then(|t| self.find(channel, t))
-            .and_then(|p| p.msg.user.clone());
-        let mut value = message_value(&stored.msg, stored.blocks.as_ref(), stored.edited, &replies);
-        if let Some(parent_user) = parent_user {
-            value["parent_user_id"] = json!(parent_user);
+        let mut value = stored.json.clone();
+        if stored.is_reply() {
+            let parent_user = stored
+                .thread_ts
+                .as_deref()
+                .and_then(|t| self.find(channel, t))
+                .and_then(|p| p.user.clone());
+            if let Some(parent_user) = parent_user {
+                value
+                    .entry("parent_user_id")
+                    .or_insert_with(|| json!(parent_user));
+            }
+            return Value::Object(value);
         }
-        if stored.broadcast {
-            value["subtype"] = json!("thread_broadcast");
+        let replies = self.replies(channel, &stored.ts);
+        if let Some(latest) = replies.last() {
+            let mut users: Vec<String> = Vec::new();
+            for reply in &replies {
+                if let Some(user) = &reply.user {
+                    if !users.contains(user) {
+                        users.push(user.clone());
+                    }
+                }
+            }
+            value.insert("thread_ts".into(), json!(stored.ts));
+            value.insert("reply_count".into(), json!(replies.len()));
+            value.insert("reply_users_count".into(), json!(users.len()));
+            value.insert("reply_users".into(), json!(users));
+            value.insert("latest_reply".into(), json!(latest.ts));
+            value.entry("is_locked").or_insert(json!(false));
+            value.entry("subscribed").or_insert(json!(false));
         }
-        value
+        Value::Object(value)
     }
 }
 
-fn message_value(
-    msg: &Message,
-    blocks: Option<&Value>,
-    edited: bool,
-    replies: &[&Stored],
-) -> Value {
+/// A [`Message`] as the JSON object Slack returns for it.
+fn message_from(msg: &Message) -> Value {
     let mut value = json!({
         "type": "message",
         "ts": msg.ts,
@@ -668,31 +1091,8 @@ fn message_value(
             value["app_id"] = json!(APP_ID);
         }
     }
-    if let Some(blocks) = blocks {
-        value["blocks"] = blocks.clone();
-    }
-    if edited {
-        value["edited"] = json!({ "user": msg.user.clone().unwrap_or_else(|| BOT_USER_ID.to_string()), "ts": msg.ts });
-    }
     if let Some(thread_ts) = &msg.thread_ts {
         value["thread_ts"] = json!(thread_ts);
-    }
-    if !replies.is_empty() {
-        let mut users: Vec<String> = Vec::new();
-        for reply in replies {
-            if let Some(user) = &reply.msg.user {
-                if !users.contains(user) {
-                    users.push(user.clone());
-                }
-            }
-        }
-        value["thread_ts"] = json!(msg.ts);
-        value["reply_count"] = json!(replies.len());
-        value["reply_users_count"] = json!(users.len());
-        value["reply_users"] = json!(users);
-        value["latest_reply"] = json!(replies.last().map(|r| r.msg.ts.clone()));
-        value["is_locked"] = json!(false);
-        value["subscribed"] = json!(false);
     }
     value
 }
@@ -908,6 +1308,21 @@ fn new_call(
         }
     }
     params.extend(extra);
+    // `Authorization: Basic base64(client_id:client_secret)`, as oauth.v2.access takes.
+    if let Some((id, secret)) = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Basic "))
+        .and_then(|b| base64_decode(b.trim()))
+        .and_then(|raw| String::from_utf8(raw).ok())
+        .and_then(|pair| {
+            pair.split_once(':')
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+        })
+    {
+        params.insert("client_id".into(), json!(id));
+        params.insert("client_secret".into(), json!(secret));
+    }
     let token = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -1018,9 +1433,12 @@ const KNOWN_METHODS: &[&str] = &[
     "chat.postMessage",
     "chat.postEphemeral",
     "chat.update",
+    "chat.delete",
+    "chat.getPermalink",
     "conversations.history",
     "conversations.replies",
     "apps.connections.open",
+    "oauth.v2.access",
 ];
 
 /// The JSON answer to a Web API call that did not fail on purpose.
@@ -1028,6 +1446,9 @@ fn dispatch(inner: &mut Inner, base: &str, call: &Call) -> Value {
     let method = call.method.as_str();
     if !KNOWN_METHODS.contains(&method) {
         return json!({ "ok": false, "error": "unknown_method", "req_method": method });
+    }
+    if method == "oauth.v2.access" {
+        return oauth_access(inner, &call.params);
     }
     let Some(token) = call.token.as_deref().filter(|t| !t.is_empty()) else {
         return slack_error("not_authed");
@@ -1045,7 +1466,7 @@ fn dispatch(inner: &mut Inner, base: &str, call: &Call) -> Value {
     match method {
         "auth.test" => json!({
             "ok": true,
-            "url": "https://fakeslack.slack.com/",
+            "url": format!("https://{WORKSPACE_DOMAIN}.slack.com/"),
             "team": TEAM_NAME,
             "user": BOT_NAME,
             "team_id": TEAM_ID,
@@ -1056,6 +1477,8 @@ fn dispatch(inner: &mut Inner, base: &str, call: &Call) -> Value {
         "chat.postMessage" => post_message(inner, params),
         "chat.postEphemeral" => post_ephemeral(inner, params),
         "chat.update" => update_message(inner, params),
+        "chat.delete" => delete_message(inner, params),
+        "chat.getPermalink" => get_permalink(inner, params),
         "conversations.history" => history(inner, params),
         "conversations.replies" => replies(inner, params),
         "apps.connections.open" => {
@@ -1065,6 +1488,131 @@ fn dispatch(inner: &mut Inner, base: &str, call: &Call) -> Value {
         }
         _ => json!({ "ok": false, "error": "unknown_method", "req_method": method }),
     }
+}
+
+/// The fake app's client id and secret, which `oauth.v2.access` requires.
+pub const OAUTH_CLIENT_ID: &str = "1111111111.2222222222";
+/// See [`OAUTH_CLIENT_ID`].
+pub const OAUTH_CLIENT_SECRET: &str = "fake-client-secret-3333";
+
+/// What an install code (from [`FakeSlack::grant_oauth_code`]) gives.
+#[derive(Clone, Debug)]
+pub struct OAuthGrant {
+    /// The workspace; `None` for an org-wide install.
+    pub team_id: Option<String>,
+    /// Its name.
+    pub team_name: String,
+    /// The Enterprise Grid organization, if any.
+    pub enterprise_id: Option<String>,
+    /// Installed org-wide.
+    pub is_enterprise_install: bool,
+    /// Token rotation on: tokens expire (`expires_in` 43,200 s) and come with a
+    /// single-use refresh token.
+    pub rotating: bool,
+    /// The `redirect_uri` the exchange must name (the authorize step's).
+    pub redirect_uri: Option<String>,
+}
+
+impl OAuthGrant {
+    /// A plain workspace install of `team_id`.
+    pub fn workspace(team_id: &str, redirect_uri: &str) -> OAuthGrant {
+        OAuthGrant {
+            team_id: Some(team_id.to_string()),
+            team_name: format!("Team {team_id}"),
+            enterprise_id: None,
+            is_enterprise_install: false,
+            rotating: false,
+            redirect_uri: Some(redirect_uri.to_string()),
+        }
+    }
+}
+
+impl FakeSlack {
+    /// Makes `code` exchangeable once with `oauth.v2.access` for `grant`.
+    pub fn grant_oauth_code(&self, code: &str, grant: OAuthGrant) {
+        self.shared
+            .lock()
+            .oauth_codes
+            .insert(code.to_string(), grant);
+    }
+}
+
+/// `oauth.v2.access`: the app's credentials (Basic auth or form), then an install
+/// `code` (single use, with its `redirect_uri`) or `grant_type=refresh_token` (single
+/// use); answers as <https://docs.slack.dev/reference/methods/oauth.v2.access> shows.
+fn oauth_access(inner: &mut Inner, params: &Value) -> Value {
+    if p_str(params, "client_id") != Some(OAUTH_CLIENT_ID) {
+        return slack_error("invalid_client_id");
+    }
+    if p_str(params, "client_secret") != Some(OAUTH_CLIENT_SECRET) {
+        return slack_error("bad_client_secret");
+    }
+    let grant = if p_str(params, "grant_type") == Some("refresh_token") {
+        let Some(grant) =
+            p_str(params, "refresh_token").and_then(|t| inner.refresh_tokens.remove(t))
+        else {
+            return slack_error("invalid_refresh_token");
+        };
+        grant
+    } else {
+        let Some(grant) = p_str(params, "code").and_then(|c| inner.oauth_codes.remove(c)) else {
+            return slack_error("invalid_code");
+        };
+        if grant.redirect_uri.is_some()
+            && p_str(params, "redirect_uri") != grant.redirect_uri.as_deref()
+        {
+            return slack_error("bad_redirect_uri");
+        }
+        grant
+    };
+    inner.tokens_issued += 1;
+    let n = inner.tokens_issued;
+    let team = grant.team_id.clone().unwrap_or_default();
+    let mut answer = json!({
+        "ok": true,
+        "access_token": if grant.rotating { format!("xoxe.xoxb-1-{team}-{n}") } else { format!("xoxb-{team}-{n}") },
+        "token_type": "bot",
+        "scope": "app_mentions:read,channels:history,chat:write,commands,groups:history,im:history,mpim:history",
+        "bot_user_id": format!("UBOT{team}"),
+        "app_id": APP_ID,
+        "team": grant.team_id.as_ref().map(|id| json!({"name": grant.team_name, "id": id})),
+        "enterprise": grant.enterprise_id.as_ref().map(|id| json!({"name": "Fake Org", "id": id})),
+        "is_enterprise_install": grant.is_enterprise_install,
+        "authed_user": {"id": "UINSTALLER"},
+    });
+    if grant.rotating {
+        let refresh = format!("xoxe-1-refresh-{team}-{n}");
+        answer["expires_in"] = json!(43_200);
+        answer["refresh_token"] = json!(refresh);
+        inner.refresh_tokens.insert(refresh, grant);
+    }
+    answer
+}
+
+/// Standard base64 (with or without padding), for Basic auth.
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let value = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let bytes: Vec<u8> = text.bytes().filter(|c| *c != b'=').collect();
+    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
+    for chunk in bytes.chunks(4) {
+        let mut n = 0u32;
+        for (i, c) in chunk.iter().enumerate() {
+            n |= value(*c)? << (18 - 6 * i);
+        }
+        for i in 0..chunk.len().saturating_sub(1) {
+            out.push((n >> (16 - 8 * i)) as u8);
+        }
+    }
+    Some(out)
 }
 
 /// The content checks `chat.postMessage` and `chat.update` share.
@@ -1083,6 +1631,10 @@ fn check_content(params: &Value) -> Option<Value> {
     None
 }
 
+/// `chat.postMessage`: `{ok, channel, ts, message}`, the message as Slack stores it
+/// (`type`, no `subtype` unless broadcast, `text`, `user`, `bot_id`, `app_id`, `ts`,
+/// `team`, `bot_profile`, `thread_ts` in a thread, and the `blocks`, `attachments` and
+/// `metadata` sent), per <https://docs.slack.dev/reference/methods/chat.postMessage/>.
 fn post_message(inner: &mut Inner, params: &Value) -> Value {
     let Some(channel) = p_str(params, "channel").filter(|c| !c.is_empty()) else {
         return slack_error("channel_not_found");
@@ -1099,25 +1651,59 @@ fn post_message(inner: &mut Inner, params: &Value) -> Value {
         .map(|t| {
             inner
                 .find(channel, t)
-                .and_then(|s| s.msg.thread_ts.clone())
+                .and_then(|s| s.thread_ts.clone())
                 .unwrap_or_else(|| t.to_string())
         });
     let ts = inner.next_ts();
-    let stored = Stored {
-        msg: Message {
-            ts: ts.clone(),
-            thread_ts: thread_ts.clone(),
-            user: Some(BOT_USER_ID.to_string()),
-            bot_id: Some(BOT_ID.to_string()),
-            text: p_str(params, "text").unwrap_or_default().to_string(),
-        },
-        blocks: params.get("blocks").cloned(),
-        broadcast: thread_ts.is_some() && p_bool(params, "reply_broadcast"),
-        edited: false,
-    };
+    let mut message = json!({
+        "type": "message",
+        "text": p_str(params, "text").unwrap_or_default(),
+        "user": BOT_USER_ID,
+        "bot_id": BOT_ID,
+        "app_id": APP_ID,
+        "ts": ts,
+        "team": TEAM_ID,
+        "bot_profile": bot_profile(BOT_ID, APP_ID),
+    });
+    if let Some(thread_ts) = &thread_ts {
+        message["thread_ts"] = json!(thread_ts);
+        if p_bool(params, "reply_broadcast") {
+            message["subtype"] = json!("thread_broadcast");
+        }
+    }
+    set_content(&mut message, params);
+    let stored = Stored::new(message).unwrap_or_else(|e| unreachable!("{e}"));
     let message = inner.message_json(channel, &stored);
     inner.store(channel, stored);
     json!({ "ok": true, "channel": channel, "ts": ts, "message": message })
+}
+
+/// Sets the `blocks`, `attachments` and `metadata` sent in `params` on `message`; an
+/// empty `blocks` or `attachments` array removes the old ones (as `chat.update` does),
+/// and each attachment gets the `id` Slack numbers them with.
+fn set_content(message: &mut Value, params: &Value) {
+    for key in ["blocks", "attachments", "metadata"] {
+        let Some(value) = params.get(key) else {
+            continue;
+        };
+        if value.as_array().is_some_and(Vec::is_empty) {
+            if let Some(object) = message.as_object_mut() {
+                object.remove(key);
+            }
+            continue;
+        }
+        let mut value = value.clone();
+        if key == "attachments" {
+            if let Some(list) = value.as_array_mut() {
+                for (i, attachment) in list.iter_mut().enumerate() {
+                    if let Some(object) = attachment.as_object_mut() {
+                        object.entry("id").or_insert(json!(i + 1));
+                    }
+                }
+            }
+        }
+        message[key] = value;
+    }
 }
 
 fn post_ephemeral(inner: &mut Inner, params: &Value) -> Value {
@@ -1136,27 +1722,94 @@ fn post_ephemeral(inner: &mut Inner, params: &Value) -> Value {
     json!({ "ok": true, "message_ts": inner.next_ts() })
 }
 
+/// `chat.update`: `{ok, channel, ts, text, message}`, the message without its `ts` and
+/// with `edited`, as Slack answers (java-slack-sdk
+/// `json-logs/samples/api/chat.update.json`). Blocks and attachments not sent are kept,
+/// an empty array removes them (<https://docs.slack.dev/reference/methods/chat.update/>).
+/// `cant_update_message` for a message that is not the bot's.
 fn update_message(inner: &mut Inner, params: &Value) -> Value {
     let (Some(channel), Some(ts)) = (p_str(params, "channel"), p_str(params, "ts")) else {
         return slack_error("message_not_found");
     };
-    let Some(existing) = inner.find(channel, ts).cloned() else {
+    let Some(existing) = inner.find(channel, ts) else {
         return slack_error("message_not_found");
     };
-    if existing.msg.user.as_deref() != Some(BOT_USER_ID) {
+    if !existing.is_bots() {
         return slack_error("cant_update_message");
     }
     if let Some(error) = check_content(params) {
         return error;
     }
-    let mut updated = existing;
-    updated.msg.text = p_str(params, "text").unwrap_or_default().to_string();
-    updated.blocks = params.get("blocks").cloned();
-    updated.edited = true;
-    let message = inner.message_json(channel, &updated);
-    let text = updated.msg.text.clone();
+    let text = p_str(params, "text").unwrap_or_default().to_string();
+    let mut message = Value::Object(existing.json.clone());
+    message["text"] = json!(text);
+    set_content(&mut message, params);
+    message["edited"] = json!({ "user": BOT_USER_ID, "ts": inner.edit_ts() });
+    let updated = Stored::new(message).unwrap_or_else(|e| unreachable!("{e}"));
+    let mut message = inner.message_json(channel, &updated);
     inner.store(channel, updated);
+    if let Some(object) = message.as_object_mut() {
+        object.remove("ts");
+    }
     json!({ "ok": true, "channel": channel, "ts": ts, "text": text, "message": message })
+}
+
+/// `chat.delete`: `{ok, channel, ts}` (<https://docs.slack.dev/reference/methods/chat.delete/>).
+/// The message leaves history and its thread; a thread parent with replies is replaced
+/// by a [`tombstone_message`], as Slack does, and a tombstone goes with its last
+/// reply. `message_not_found` for an unknown ts, `cant_delete_message` for a message
+/// that is not the bot's.
+fn delete_message(inner: &mut Inner, params: &Value) -> Value {
+    let Some(channel) = p_str(params, "channel").filter(|c| !c.is_empty()) else {
+        return slack_error("channel_not_found");
+    };
+    let Some(ts) = p_str(params, "ts").filter(|t| !t.is_empty()) else {
+        return slack_error("message_not_found");
+    };
+    let Some(existing) = inner.find(channel, ts).cloned() else {
+        return slack_error("message_not_found");
+    };
+    if !existing.is_bots() {
+        return slack_error("cant_delete_message");
+    }
+    if !existing.is_reply() && !inner.replies(channel, ts).is_empty() {
+        let tombstone = tombstone_message(&inner.message_json(channel, &existing));
+        let stored = Stored::new(tombstone).unwrap_or_else(|e| unreachable!("{e}"));
+        inner.store(channel, stored);
+    } else {
+        inner.remove(channel, ts);
+        if let Some(parent) = existing
+            .thread_ts
+            .as_deref()
+            .filter(|_| existing.is_reply())
+        {
+            let tombstone = inner.find(channel, parent).is_some_and(|p| {
+                p.json.get("subtype").and_then(Value::as_str) == Some("tombstone")
+            });
+            if tombstone && inner.replies(channel, parent).is_empty() {
+                inner.remove(channel, parent);
+            }
+        }
+    }
+    json!({ "ok": true, "channel": channel, "ts": ts })
+}
+
+/// `chat.getPermalink` (`channel`, `message_ts`): `{ok, channel, permalink}`, see
+/// [`permalink`] (<https://docs.slack.dev/reference/methods/chat.getPermalink/>);
+/// `message_not_found` for an unknown ts.
+fn get_permalink(inner: &mut Inner, params: &Value) -> Value {
+    let Some(channel) = p_str(params, "channel").filter(|c| !c.is_empty()) else {
+        return slack_error("channel_not_found");
+    };
+    let Some(found) = p_str(params, "message_ts").and_then(|ts| inner.find(channel, ts)) else {
+        return slack_error("message_not_found");
+    };
+    let thread_ts = found.thread_ts.as_deref().filter(|_| found.is_reply());
+    json!({
+        "ok": true,
+        "channel": channel,
+        "permalink": permalink(channel, &found.ts, thread_ts)
+    })
 }
 
 /// Whether a message at `ts` is within Slack's `oldest`/`latest`/`inclusive` window.
@@ -1217,8 +1870,8 @@ fn history(inner: &mut Inner, params: &Value) -> Value {
     let items: Vec<Value> = list
         .iter()
         .rev()
-        .filter(|s| !s.msg.is_reply() || s.broadcast)
-        .filter(|s| in_window(&s.msg.ts, params))
+        .filter(|s| !s.is_reply() || s.is_broadcast())
+        .filter(|s| in_window(&s.ts, params))
         .map(|s| inner.message_json(channel, s))
         .collect();
     match paginate(items, params, 100) {
@@ -1246,12 +1899,12 @@ fn replies(inner: &mut Inner, params: &Value) -> Value {
         return slack_error("thread_not_found");
     };
     let mut items = vec![inner.message_json(channel, &found)];
-    if !found.msg.is_reply() {
+    if !found.is_reply() {
         items.extend(
             inner
                 .replies(channel, ts)
                 .into_iter()
-                .filter(|s| in_window(&s.msg.ts, params))
+                .filter(|s| in_window(&s.ts, params))
                 .map(|s| inner.message_json(channel, s)),
         );
     }

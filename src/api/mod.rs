@@ -21,7 +21,8 @@ use crate::model::{Answer, Report};
 use crate::render::answer::answer_mrkdwn;
 use crate::render::blocks::BlockMessage;
 use crate::slack::api::{CallError, Outgoing};
-use crate::slack::Bot;
+use crate::slack::workspace::Unserved;
+use crate::slack::{Bot, Workspace, WorkspaceKey};
 use axum::body::{to_bytes, Body, Bytes};
 use axum::extract::{MatchedPath, Query, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -38,6 +39,13 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use subtle::ConstantTimeEq;
 use tokio::sync::Semaphore;
+
+mod idempotency;
+
+use idempotency::{
+    fingerprint, idempotency_key, once_across_replicas, shared_key, Replies, StoredReply,
+};
+pub use idempotency::{MAX_REPLIES, REPLY_TTL};
 
 /// `SOURCEBOT_API_TOKEN`: bearer tokens for the `/v1` routes, separated by commas.
 pub const API_TOKEN: &str = "SOURCEBOT_API_TOKEN";
@@ -246,19 +254,25 @@ impl ApiError {
     }
 }
 
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
+impl ApiError {
+    /// The JSON body sent for it: `{"error": {"code", "message", "path"?, …extra}}`.
+    pub fn body(&self) -> Value {
         let mut error = serde_json::json!({"code": self.code, "message": self.message});
         if let Some(path) = &self.path {
             error["path"] = Value::from(path.as_str());
         }
-        if let Some(Value::Object(extra)) = self.extra {
+        if let Some(Value::Object(extra)) = &self.extra {
             for (key, value) in extra {
-                error[key] = value;
+                error[key] = value.clone();
             }
         }
-        let mut response =
-            (self.status, Json(serde_json::json!({ "error": error }))).into_response();
+        serde_json::json!({ "error": error })
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut response = (self.status, Json(self.body())).into_response();
         let headers = response.headers_mut();
         if let Some(seconds) = self.retry_after {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
@@ -448,14 +462,28 @@ async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) ->
     )
 }
 
+/// `GET /readyz`: 200 once signed in, also while shared state (Redis) is away: a
+/// replica that can answer stays in the pool, and the body names what is degraded.
 async fn readyz(State(state): State<Arc<ApiState>>) -> Response {
     let identity = state.bot.identity();
+    let installed = matches!(
+        state.bot.workspaces(),
+        crate::slack::Workspaces::Installed(_)
+    );
+    let shared = state.bot.state_health().await;
     Json(serde_json::json!({
         "ready": true,
+        "degraded": if shared.up { Vec::<&str>::new() } else { vec![shared.backend] },
+        "shared_state": {
+            "backend": shared.backend,
+            "status": if shared.up { "ok" } else { "degraded" },
+            "last_error": if shared.up { None } else { shared.last_error },
+        },
         "slack": {
-            "auth_test": "ok",
-            "user_id": identity.user_id,
-            "bot_id": identity.bot_id,
+            "auth_test": if identity.is_some() { "ok" } else { "no bot token" },
+            "user_id": identity.map(|i| i.user_id.as_str()),
+            "bot_id": identity.and_then(|i| i.bot_id.as_deref()),
+            "workspaces": if installed { "installed by OAuth" } else { "one (the bot token's)" },
             "signed_in_at": state.signed_in_at,
         },
         "api": if state.settings.enabled() { "on" } else { "off" },
@@ -723,6 +751,7 @@ async fn run_check(
     state: &Arc<ApiState>,
     answer: Answer,
     verify: bool,
+    workspace: Option<&Workspace>,
 ) -> Result<Report, ApiError> {
     let size = answer.text.len() + answer.sources.len() * 200;
     let mut report = if size < BLOCKING_COLLECT_BYTES {
@@ -744,10 +773,16 @@ async fn run_check(
     if listed > state.settings.max_sources {
         return Err(too_many_sources(listed, state.settings.max_sources));
     }
-    tokio::time::timeout(
-        state.settings.timeout,
-        pipeline.verify_and_score(&mut report, verify, None),
-    )
+    tokio::time::timeout(state.settings.timeout, async {
+        match workspace {
+            Some(workspace) => {
+                pipeline
+                    .verify_and_score_with(&mut report, verify, Some(&workspace.permalinks))
+                    .await
+            }
+            None => pipeline.verify_and_score(&mut report, verify, None).await,
+        }
+    })
     .await
     .map_err(|_| {
         ApiError::new(
@@ -807,13 +842,15 @@ async fn check(
         .parse(&bytes, hint)
         .map_err(malformed)?;
     check_source_count(&answer, state.settings.max_sources)?;
-    let report = run_check(&state, answer, verify).await?;
+    let report = run_check(&state, answer, verify, None).await?;
     respond(&state, &report)
 }
 
 /// A `/v1/answers` request, read field by field so that each problem names its field.
 #[derive(Debug)]
 struct AnswerRequest {
+    /// The workspace to post in, when the app is installed in several.
+    team_id: Option<String>,
     channel: String,
     thread_ts: Option<String>,
     post_answer: bool,
@@ -890,7 +927,17 @@ fn answer_request(bytes: &[u8], state: &ApiState) -> Result<AnswerRequest, ApiEr
         .pipeline()
         .parse(shape.as_bytes(), FormatHint::Json)
         .map_err(malformed)?;
+    let team_id = string_field(&object, "team_id")?.map(|t| t.trim().to_string());
+    if let Some(team) = &team_id {
+        if team.is_empty() || !team.chars().all(|c| c.is_ascii_alphanumeric()) {
+            return Err(unusable(
+                "team_id",
+                "expected a workspace id such as T0123456789",
+            ));
+        }
+    }
     Ok(AnswerRequest {
+        team_id,
         channel,
         thread_ts,
         post_answer,
@@ -952,37 +999,38 @@ async fn answers(
     };
     // The token is part of the key: one caller cannot replay another's answer.
     let token = bearer(&headers).unwrap_or_default().to_string();
-    let cell = state
-        .replies
-        .cell(&token, &key, fingerprint(&bytes, verify))?;
+    let asked = fingerprint(&bytes, verify);
+    let cell = state.replies.cell(&token, &key, asked)?;
     let mut replayed = true;
-    let outcome = cell
+    let (reply, from_another_replica) = cell
         .get_or_try_init(|| {
             replayed = false;
             let state = state.clone();
+            let shared_state = state.bot.state().clone();
+            let shared_key = shared_key(&token, &key);
             async move {
-                match check_and_post(state, bytes, verify).await {
-                    Ok(body) => Ok(Ok(body)),
-                    // Something went to Slack: a retry must not post it again.
-                    Err(error)
-                        if error
-                            .extra
-                            .as_ref()
-                            .is_some_and(|e| e.get("posted_answer_ts").is_some()) =>
-                    {
-                        Ok(Err(error))
+                once_across_replicas(&shared_state, &shared_key, asked, || async move {
+                    match check_and_post(state, bytes, verify).await {
+                        Ok(body) => Ok(StoredReply::ok(body)),
+                        // Something went to Slack: a retry must not post it again.
+                        Err(error)
+                            if error
+                                .extra
+                                .as_ref()
+                                .is_some_and(|e| e.get("posted_answer_ts").is_some()) =>
+                        {
+                            Ok(StoredReply::from_error(&error))
+                        }
+                        Err(error) => Err(error),
                     }
-                    Err(error) => Err(error),
-                }
+                })
+                .await
             }
         })
         .await?
         .clone();
-    let mut response = match outcome {
-        Ok(body) => Json(body).into_response(),
-        Err(error) => error.into_response(),
-    };
-    if replayed {
+    let mut response = reply.response();
+    if replayed || from_another_replica {
         response
             .headers_mut()
             .insert("idempotent-replayed", HeaderValue::from_static("true"));
@@ -998,7 +1046,8 @@ async fn check_and_post(
 ) -> Result<Value, ApiError> {
     let request = answer_request(&bytes, &state)?;
     check_source_count(&request.answer, state.settings.max_sources)?;
-    let report = run_check(&state, request.answer.clone(), verify).await?;
+    let workspace = answer_workspace(&state, request.team_id.as_deref()).await?;
+    let report = run_check(&state, request.answer.clone(), verify, Some(&workspace)).await?;
     let answer_text = request
         .post_answer
         .then(|| answer_mrkdwn(&request.answer.text, &report));
@@ -1014,7 +1063,14 @@ async fn check_and_post(
     // Posting runs in a task of its own, to its end: a caller who hangs up half-way
     // must not leave half a post behind for a retry to double.
     let posting = tokio::spawn(async move {
-        let posted = post_to_slack(&state, &request, answer_text.as_deref(), &report).await?;
+        let posted = post_to_slack(
+            &state,
+            &workspace,
+            &request,
+            answer_text.as_deref(),
+            &report,
+        )
+        .await?;
         response_body(&state, &report, Some(posted))
     });
     posting.await.map_err(|error| {
@@ -1026,98 +1082,44 @@ async fn check_and_post(
     })?
 }
 
-/// `Idempotency-Key`: the same key (with the same token) within [`REPLY_TTL`] gets
-/// the first request's response instead of a second post.
-fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
-    let Some(value) = headers.get("idempotency-key") else {
-        return Ok(None);
-    };
-    let key = value.to_str().ok().map(str::trim).unwrap_or_default();
-    if key.is_empty() || key.len() > 200 || key.chars().any(|c| c.is_control()) {
-        return Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "malformed",
-            "Idempotency-Key: expected 1 to 200 printable characters",
-        )
-        .at("Idempotency-Key"));
-    }
-    Ok(Some(key.to_string()))
-}
-
-/// How long an `Idempotency-Key`'s response is kept.
-pub const REPLY_TTL: Duration = Duration::from_secs(3600);
-/// Most `Idempotency-Key` responses kept; the oldest go first beyond it.
-pub const MAX_REPLIES: usize = 10_000;
-
-type Reply = Result<Value, ApiError>;
-/// A response being made, or made, for one key.
-type ReplyCell = Arc<tokio::sync::OnceCell<Reply>>;
-
-/// Responses by (token, idempotency key), each behind a cell that concurrent requests
-/// with the same key wait on.
-#[derive(Default)]
-struct Replies {
-    /// (token, key) → when the first request came, what it asked, and its response.
-    cells: dashmap::DashMap<(String, String), (std::time::Instant, u64, ReplyCell)>,
-}
-
-impl Replies {
-    /// The cell for `key`; a key already used (within [`REPLY_TTL`]) for a different
-    /// request is refused with 422.
-    fn cell(&self, token: &str, key: &str, asked: u64) -> Result<ReplyCell, ApiError> {
-        if self.cells.len() >= MAX_REPLIES {
-            self.cells.retain(|_, (at, _, _)| at.elapsed() < REPLY_TTL);
-            while self.cells.len() >= MAX_REPLIES {
-                let oldest = self
-                    .cells
-                    .iter()
-                    .min_by_key(|entry| entry.value().0)
-                    .map(|entry| entry.key().clone());
-                match oldest {
-                    Some(oldest) => {
-                        self.cells.remove(&oldest);
-                    }
-                    None => break,
-                }
-            }
-        }
-        let fresh = || (std::time::Instant::now(), asked, ReplyCell::default());
-        let mut entry = self
-            .cells
-            .entry((token.to_string(), key.to_string()))
-            .or_insert_with(fresh);
-        if entry.0.elapsed() >= REPLY_TTL {
-            *entry = fresh();
-        }
-        if entry.1 != asked {
-            return Err(ApiError::new(
+/// The workspace a `/v1/answers` request posts in: the one its `team_id` names (when
+/// the app is installed in several), else the bot token's.
+async fn answer_workspace(
+    state: &ApiState,
+    team_id: Option<&str>,
+) -> Result<Arc<Workspace>, ApiError> {
+    let workspaces = state.bot.workspaces();
+    let Some(team) = team_id else {
+        return workspaces.home().cloned().ok_or_else(|| {
+            ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
-                "idempotency_key_reused",
-                "this Idempotency-Key was used for a different request; use a new key for a new answer",
+                "missing_field",
+                "$.team_id is required: sourcebot is installed in several workspaces, so say which one to post in",
             )
-            .at("Idempotency-Key"));
-        }
-        Ok(entry.2.clone())
+            .at("$.team_id")
+        });
+    };
+    let key = WorkspaceKey::new(None, Some(team), false);
+    match workspaces.resolve(key.as_ref()).await {
+        Ok(workspace) => Ok(workspace),
+        Err(Unserved::Store(error)) => Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "unavailable",
+            error.to_string(),
+        )),
+        Err(why) => Err(unusable("team_id", &why.to_string())),
     }
-}
-
-/// What a `/v1/answers` request asks, in 64 bits: its body and whether to verify.
-fn fingerprint(body: &[u8], verify: bool) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    body.hash(&mut hasher);
-    verify.hash(&mut hasher);
-    hasher.finish()
 }
 
 /// Posts the answer (when given) and the sources section in its thread.
 async fn post_to_slack(
     state: &ApiState,
+    workspace: &Workspace,
     request: &AnswerRequest,
     answer_text: Option<&str>,
     report: &Report,
 ) -> Result<Posted, ApiError> {
-    let slack = state.bot.api();
+    let slack = &workspace.api;
     let channel = request.channel.as_str();
     let answer_ts = match answer_text {
         Some(text) => Some(

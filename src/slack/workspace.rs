@@ -1,0 +1,514 @@
+//! Which workspace a request comes from, and the bot's token and identity there.
+//!
+//! With one bot token (`SLACK_BOT_TOKEN`), every request is served as the workspace the
+//! token belongs to. Installed by OAuth into many workspaces, each event, command and
+//! interaction names its workspace (`team_id`, `enterprise_id`,
+//! `is_enterprise_install`, `authorizations`); [`WorkspaceKey`] reads it,
+//! [`Installations`] (the installation store implements it, see [`crate::install`])
+//! gives that workspace's token and bot identity, and [`Workspaces`] turns them into a
+//! [`Workspace`]: a Web API client with that token, the bot's identity there, its
+//! permalink checker and its own slice of the shared state, cached for a minute so
+//! that a busy workspace does not read the database for every event. A request from a
+//! workspace with no installation is acknowledged, logged and not acted on.
+
+use super::api::SlackApi;
+use super::inbound::{BotIdentity, Permalink, Watch};
+use crate::model::{SourceKind, Verdict, VerdictClass};
+use crate::state::{BotState, ScopedState};
+use crate::verify::InternalChecker;
+use async_trait::async_trait;
+use dashmap::DashMap;
+use futures_util::future::BoxFuture;
+use serde_json::Value;
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How long a resolved workspace is reused before its installation is read again: a
+/// rotated token or an uninstall on another replica is seen within this time (a
+/// rotated-out token stays valid until it expires, hours later).
+pub const WORKSPACE_CACHE_TTL: Duration = Duration::from_secs(60);
+
+/// Workspaces kept resolved at most; past it expired entries are dropped, then all.
+pub const WORKSPACE_CACHE_MAX: usize = 10_000;
+
+/// Which installation serves a request: a workspace (`T…`), possibly in an Enterprise
+/// Grid organization (`E…`), or the organization as a whole for an org-wide install.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct WorkspaceKey {
+    /// The organization, if any.
+    pub enterprise_id: Option<String>,
+    /// The workspace; `None` for the org-wide install.
+    pub team_id: Option<String>,
+    /// The org-wide install itself.
+    pub is_enterprise_install: bool,
+}
+
+impl WorkspaceKey {
+    /// The key from ids as requests carry them (empty strings count as absent): an
+    /// org-wide install is keyed by its organization alone; anything else needs a
+    /// workspace.
+    pub fn new(
+        enterprise_id: Option<&str>,
+        team_id: Option<&str>,
+        is_enterprise_install: bool,
+    ) -> Option<WorkspaceKey> {
+        let present = |id: Option<&str>| id.filter(|s| !s.is_empty()).map(str::to_string);
+        let enterprise_id = present(enterprise_id);
+        if is_enterprise_install {
+            return Some(WorkspaceKey {
+                enterprise_id: Some(enterprise_id?),
+                team_id: None,
+                is_enterprise_install,
+            });
+        }
+        Some(WorkspaceKey {
+            enterprise_id,
+            team_id: Some(present(team_id)?),
+            is_enterprise_install,
+        })
+    }
+
+    /// The installation an Events API `callback` was delivered for: the first of its
+    /// `authorizations` (the installation Slack used), else its top-level
+    /// `enterprise_id`, `team_id` and `is_enterprise_install`.
+    pub fn of_callback(callback: &Value) -> Option<WorkspaceKey> {
+        let text = |pointer: &str| callback.pointer(pointer).and_then(Value::as_str);
+        let flag = |pointer: &str| callback.pointer(pointer).and_then(Value::as_bool);
+        if callback.pointer("/authorizations/0").is_some() {
+            let key = WorkspaceKey::new(
+                text("/authorizations/0/enterprise_id"),
+                text("/authorizations/0/team_id"),
+                flag("/authorizations/0/is_enterprise_install").unwrap_or(false),
+            );
+            if key.is_some() {
+                return key;
+            }
+        }
+        WorkspaceKey::new(
+            text("/enterprise_id"),
+            text("/team_id"),
+            flag("/is_enterprise_install").unwrap_or(false),
+        )
+    }
+
+    /// The installation an interaction payload (shortcut, button) came through: its
+    /// `team.id` (else the user's `team_id`), `enterprise.id` and
+    /// `is_enterprise_install`.
+    pub fn of_interaction(payload: &Value) -> Option<WorkspaceKey> {
+        let text = |pointer: &str| payload.pointer(pointer).and_then(Value::as_str);
+        WorkspaceKey::new(
+            text("/enterprise/id").or_else(|| text("/user/enterprise_id")),
+            text("/team/id").or_else(|| text("/user/team_id")),
+            payload
+                .get("is_enterprise_install")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        )
+    }
+
+    /// The installation a slash command came through, from its form fields
+    /// (`team_id`, `enterprise_id`, `is_enterprise_install` as `"true"`/`"false"`).
+    pub fn of_command(field: impl Fn(&str) -> Option<String>) -> Option<WorkspaceKey> {
+        let enterprise_id = field("enterprise_id");
+        let team_id = field("team_id");
+        WorkspaceKey::new(
+            enterprise_id.as_deref(),
+            team_id.as_deref(),
+            field("is_enterprise_install").as_deref() == Some("true"),
+        )
+    }
+
+    /// The id the installation's state is kept under: its workspace, or its
+    /// organization for an org-wide install.
+    pub fn scope(&self) -> &str {
+        self.team_id
+            .as_deref()
+            .or(self.enterprise_id.as_deref())
+            .unwrap_or_default()
+    }
+}
+
+/// The bot's token and identity in one workspace (or organization).
+#[derive(Clone, PartialEq, Eq)]
+pub struct WorkspaceCredentials {
+    /// The installation they belong to.
+    pub key: WorkspaceKey,
+    /// The bot token (`xoxb-…`, or `xoxe.xoxb-…` with rotation).
+    pub bot_token: String,
+    /// The bot user there (`U…`).
+    pub bot_user_id: String,
+    /// The bot's id there (`B…`), when known.
+    pub bot_id: Option<String>,
+}
+
+impl std::fmt::Debug for WorkspaceCredentials {
+    /// The token is never printed.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WorkspaceCredentials")
+            .field("key", &self.key)
+            .field("bot_token", &"<redacted>")
+            .field("bot_user_id", &self.bot_user_id)
+            .field("bot_id", &self.bot_id)
+            .finish()
+    }
+}
+
+/// Where the bot finds each workspace's credentials, and whom it tells when the app
+/// leaves one: the installation store ([`crate::install`]), so the bot needs to know
+/// nothing about how installations are kept.
+#[async_trait]
+pub trait Installations: Send + Sync {
+    /// The credentials that serve `key` (a workspace's own install, else its
+    /// organization's org-wide one); `Ok(None)` when the app is not installed there.
+    async fn credentials(
+        &self,
+        key: &WorkspaceKey,
+    ) -> Result<Option<WorkspaceCredentials>, InstallationsError>;
+
+    /// The app was uninstalled from `key`'s workspace or organization, or its bot
+    /// token revoked: forget the installation.
+    async fn uninstalled(&self, key: &WorkspaceKey);
+}
+
+/// Why the credentials of a workspace could not be read (the database failed, a
+/// stored token could not be opened). Never holds a secret.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot read the installation: {0}")]
+pub struct InstallationsError(pub String);
+
+/// Everything the bot needs to act in one workspace.
+pub struct Workspace {
+    /// The installation this is, or `None` for the one workspace of `SLACK_BOT_TOKEN`
+    /// when its team is unknown.
+    pub key: Option<WorkspaceKey>,
+    /// The Web API with this workspace's token; its pacing and back-offs are the
+    /// workspace's own.
+    pub api: Arc<SlackApi>,
+    /// Who the bot is here, and which bots it watches.
+    pub watch: Watch,
+    /// The workspace's slice of the shared state (replies, locks, shares, pacing).
+    pub state: Arc<dyn BotState>,
+    /// Checks Slack permalinks with this workspace's token.
+    pub permalinks: Arc<dyn InternalChecker>,
+}
+
+impl Workspace {
+    /// A workspace served with `api` (its token) as `identity`; its state is `shared`
+    /// scoped to `key`.
+    pub fn new(
+        key: Option<WorkspaceKey>,
+        api: SlackApi,
+        identity: BotIdentity,
+        watched: HashSet<String>,
+        shared: &Arc<dyn BotState>,
+    ) -> Workspace {
+        let state: Arc<dyn BotState> = match &key {
+            Some(key) => Arc::new(ScopedState::new(shared.clone(), key.scope())),
+            None => shared.clone(),
+        };
+        let api = Arc::new(api.with_state(state.clone()));
+        Workspace {
+            key,
+            permalinks: Arc::new(PermalinkChecker { api: api.clone() }),
+            api,
+            watch: Watch {
+                identity,
+                bot_ids: watched,
+            },
+            state,
+        }
+    }
+
+    /// The workspace's id for logs (`T…`, `E…`, or `-`).
+    pub fn id(&self) -> &str {
+        self.key.as_ref().map_or("-", WorkspaceKey::scope)
+    }
+}
+
+/// The workspaces the bot serves: the one of its bot token, or every workspace that
+/// installed it.
+pub enum Workspaces {
+    /// `SLACK_BOT_TOKEN` alone: every request is served in its workspace.
+    Single(Arc<Workspace>),
+    /// Installed by OAuth: each request in its own workspace.
+    Installed(Installed),
+}
+
+/// The workspaces that installed the app, resolved on demand and cached.
+pub struct Installed {
+    installations: Arc<dyn Installations>,
+    /// The client every workspace's is made from (shares connections and metrics).
+    base: Arc<SlackApi>,
+    /// The state every workspace's slice is cut from.
+    shared: Arc<dyn BotState>,
+    watched: HashSet<String>,
+    /// `SLACK_BOT_TOKEN`'s workspace, when a token is set too: it is served with that
+    /// token when the store has no installation for it.
+    home: Option<Arc<Workspace>>,
+    cache: DashMap<WorkspaceKey, (Arc<Workspace>, Instant)>,
+}
+
+/// Why a request's workspace cannot be served.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unserved {
+    /// The request names no workspace.
+    #[error("the request names no workspace")]
+    NoWorkspace,
+    /// The app is not installed there (or was uninstalled).
+    #[error("the app is not installed in workspace {0}")]
+    NotInstalled(String),
+    /// The installation could not be read.
+    #[error(transparent)]
+    Store(#[from] InstallationsError),
+}
+
+impl Installed {
+    /// Workspaces from `installations`, each with a client made from `base` (a client
+    /// without a token, sharing its connections and metrics), its state cut from
+    /// `shared`; `home` serves its own workspace when nothing is installed there.
+    pub fn new(
+        installations: Arc<dyn Installations>,
+        base: Arc<SlackApi>,
+        shared: Arc<dyn BotState>,
+        watched: HashSet<String>,
+        home: Option<Arc<Workspace>>,
+    ) -> Installed {
+        Installed {
+            installations,
+            base,
+            shared,
+            watched,
+            home,
+            cache: DashMap::new(),
+        }
+    }
+
+    /// The workspace `key` names, from the cache when it is fresh.
+    async fn resolve(&self, key: &WorkspaceKey) -> Result<Arc<Workspace>, Unserved> {
+        if let Some(workspace) = self.cached(key) {
+            return Ok(workspace);
+        }
+        let credentials = self.installations.credentials(key).await?;
+        let workspace = match credentials {
+            Some(credentials) => Arc::new(Workspace::new(
+                Some(credentials.key.clone()),
+                self.base.with_token(&credentials.bot_token),
+                BotIdentity {
+                    user_id: credentials.bot_user_id,
+                    bot_id: credentials.bot_id,
+                },
+                self.watched.clone(),
+                &self.shared,
+            )),
+            None => match self.home.as_ref().filter(|home| serves(home, key)) {
+                Some(home) => home.clone(),
+                None => return Err(Unserved::NotInstalled(key.scope().to_string())),
+            },
+        };
+        self.keep(key, &workspace);
+        Ok(workspace)
+    }
+
+    fn cached(&self, key: &WorkspaceKey) -> Option<Arc<Workspace>> {
+        let entry = self.cache.get(key)?;
+        (entry.1.elapsed() < WORKSPACE_CACHE_TTL).then(|| entry.0.clone())
+    }
+
+    fn keep(&self, key: &WorkspaceKey, workspace: &Arc<Workspace>) {
+        if self.cache.len() >= WORKSPACE_CACHE_MAX {
+            self.cache
+                .retain(|_, (_, at)| at.elapsed() < WORKSPACE_CACHE_TTL);
+            if self.cache.len() >= WORKSPACE_CACHE_MAX {
+                self.cache.clear();
+            }
+        }
+        self.cache
+            .insert(key.clone(), (workspace.clone(), Instant::now()));
+    }
+}
+
+/// Whether the single-token workspace `home` is the one `key` names.
+fn serves(home: &Workspace, key: &WorkspaceKey) -> bool {
+    home.key.as_ref().is_some_and(|own| {
+        own.team_id.is_some() && own.team_id == key.team_id
+            || own.is_enterprise_install && own.enterprise_id == key.enterprise_id
+    })
+}
+
+impl Workspaces {
+    /// The workspace that serves `key` (the one workspace with a single token).
+    pub async fn resolve(&self, key: Option<&WorkspaceKey>) -> Result<Arc<Workspace>, Unserved> {
+        match self {
+            Workspaces::Single(workspace) => Ok(workspace.clone()),
+            Workspaces::Installed(installed) => {
+                installed.resolve(key.ok_or(Unserved::NoWorkspace)?).await
+            }
+        }
+    }
+
+    /// The workspace for `key` when it is at hand without waiting (always with a single
+    /// token; from the cache otherwise).
+    pub fn at_hand(&self, key: Option<&WorkspaceKey>) -> Option<Arc<Workspace>> {
+        match self {
+            Workspaces::Single(workspace) => Some(workspace.clone()),
+            Workspaces::Installed(installed) => installed.cached(key?),
+        }
+    }
+
+    /// The app left `key`'s workspace: the installation is forgotten (told to the
+    /// store), and so is the workspace's state here and in the shared store.
+    pub async fn uninstalled(&self, key: &WorkspaceKey) {
+        match self {
+            Workspaces::Single(_) => {
+                tracing::info!(
+                    workspace = key.scope(),
+                    "the app was uninstalled or its bot token revoked"
+                );
+            }
+            Workspaces::Installed(installed) => {
+                installed.installations.uninstalled(key).await;
+                installed.cache.retain(|cached, (workspace, _)| {
+                    cached != key && workspace.key.as_ref() != Some(key)
+                });
+                installed.shared.forget_scope(key.scope()).await;
+            }
+        }
+    }
+
+    /// The single token's workspace, or the home workspace when installed by OAuth with
+    /// a token too: used where a request names no workspace (the answer API).
+    pub fn home(&self) -> Option<&Arc<Workspace>> {
+        match self {
+            Workspaces::Single(workspace) => Some(workspace),
+            Workspaces::Installed(installed) => installed.home.as_ref(),
+        }
+    }
+}
+
+/// Checks Slack permalinks through the Web API: verified when the message exists,
+/// broken when Slack says it does not, restricted when the bot cannot see the channel.
+pub struct PermalinkChecker {
+    api: Arc<SlackApi>,
+}
+
+impl InternalChecker for PermalinkChecker {
+    fn handles(&self, kind: SourceKind, url: &str) -> bool {
+        kind == SourceKind::Slack && Permalink::parse(url).is_some()
+    }
+
+    fn check<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Verdict> {
+        Box::pin(async move {
+            let started = Instant::now();
+            let Some(link) = Permalink::parse(url) else {
+                return Verdict::not_checked("not a Slack message link");
+            };
+            let (class, reason) = match self.api.message(&link).await {
+                Ok(Some(_)) => (VerdictClass::Verified, "the message exists".to_string()),
+                Ok(None) => (
+                    VerdictClass::Broken,
+                    "Slack has no such message".to_string(),
+                ),
+                Err(error) => match error.code() {
+                    Some(
+                        "channel_not_found" | "not_in_channel" | "missing_scope" | "access_denied",
+                    ) => (
+                        VerdictClass::Restricted,
+                        format!(
+                            "the bot cannot see this channel ({})",
+                            error.code().unwrap_or_default()
+                        ),
+                    ),
+                    Some("thread_not_found" | "message_not_found") => (
+                        VerdictClass::Broken,
+                        "Slack has no such message".to_string(),
+                    ),
+                    _ => (VerdictClass::Unreachable, error.to_string()),
+                },
+            };
+            Verdict {
+                class,
+                status_code: None,
+                final_url: Some(url.to_string()),
+                elapsed_ms: Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)),
+                reason: Some(reason),
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn callbacks_name_their_installation() {
+        // The shape of https://docs.slack.dev/apis/events-api/#callback-field.
+        let callback = json!({
+            "team_id": "T0OTHER",
+            "authorizations": [{"enterprise_id": null, "team_id": "T0001", "user_id": "U0BOT",
+                "is_bot": true, "is_enterprise_install": false}]
+        });
+        let key = WorkspaceKey::of_callback(&callback).unwrap();
+        assert_eq!(key.team_id.as_deref(), Some("T0001"));
+        assert_eq!(key.scope(), "T0001");
+
+        let org = json!({"team_id": "T0001", "enterprise_id": "E0001",
+            "authorizations": [{"enterprise_id": "E0001", "team_id": null,
+                "is_enterprise_install": true}]});
+        let key = WorkspaceKey::of_callback(&org).unwrap();
+        assert_eq!(key.team_id, None);
+        assert!(key.is_enterprise_install);
+        assert_eq!(key.scope(), "E0001");
+
+        let bare = json!({"team_id": "T0002"});
+        assert_eq!(
+            WorkspaceKey::of_callback(&bare).unwrap().team_id.as_deref(),
+            Some("T0002")
+        );
+        assert_eq!(WorkspaceKey::of_callback(&json!({})), None);
+        assert_eq!(
+            WorkspaceKey::of_callback(&json!({"is_enterprise_install": true, "team_id": "T1"})),
+            None,
+            "an org-wide install needs its organization"
+        );
+    }
+
+    #[test]
+    fn interactions_and_commands_name_their_installation() {
+        let payload = json!({"type": "message_action", "team": {"id": "T0001", "domain": "acme"},
+            "user": {"id": "U1", "team_id": "T0001"}, "enterprise": null,
+            "is_enterprise_install": false});
+        let key = WorkspaceKey::of_interaction(&payload).unwrap();
+        assert_eq!(key.team_id.as_deref(), Some("T0001"));
+        assert_eq!(key.enterprise_id, None);
+
+        let fields = [
+            ("team_id", "T0002"),
+            ("enterprise_id", "E0002"),
+            ("is_enterprise_install", "false"),
+        ];
+        let field = |name: &str| {
+            fields
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.to_string())
+        };
+        let key = WorkspaceKey::of_command(field).unwrap();
+        assert_eq!(key.team_id.as_deref(), Some("T0002"));
+        assert_eq!(key.enterprise_id.as_deref(), Some("E0002"));
+        assert!(!key.is_enterprise_install);
+    }
+
+    #[test]
+    fn credentials_never_print_their_token() {
+        let credentials = WorkspaceCredentials {
+            key: WorkspaceKey::new(None, Some("T1"), false).unwrap(),
+            bot_token: "xoxb-secret-token".to_string(),
+            bot_user_id: "U1".to_string(),
+            bot_id: None,
+        };
+        assert!(!format!("{credentials:?}").contains("secret"));
+    }
+}
