@@ -53,12 +53,15 @@ pub mod api;
 pub mod audit;
 pub mod collect;
 pub mod config;
+pub mod install;
 pub mod metrics;
 pub mod model;
+pub mod mrkdwn;
 pub mod pipeline;
 pub mod render;
 pub mod score;
 pub mod slack;
+pub mod state;
 pub mod verify;
 
 use collect::{CollectOptions, Collected};

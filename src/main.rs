@@ -8,11 +8,15 @@ use sourcebot::api::{self, ApiSettings, ApiState};
 use sourcebot::audit;
 use sourcebot::collect::input::{parse_answer, read_limited, FormatHint, InputError};
 use sourcebot::config::Config;
+use sourcebot::install::{
+    self, lifecycle::StoreInstallations, oauth::OAuthSettings, rotation::Rotator,
+    routes::InstallService, store::SqlStore,
+};
 use sourcebot::metrics::Metrics;
 use sourcebot::model::{Answer, Origin, Report};
 use sourcebot::render;
 use sourcebot::score::Scorer;
-use sourcebot::slack::api::CallError;
+use sourcebot::slack::api::{CallError, SlackApi};
 use sourcebot::slack::{self, Bot, SlackSettings, Transport};
 use sourcebot::verify::{Progress, Verifier};
 use std::io::{IsTerminal, Write};
@@ -133,14 +137,17 @@ naming it.";
 
 const CHECK_EXAMPLES: &str = "\
 Input: Markdown, Slack mrkdwn or plain text; or JSON — {text, sources}, agent results
-[{subagent, success, data: {sources}}], a research report {title, phase, citations}, or
-search results {organic: [...]}. The shape is detected from the content.
+[{subagent, success, data: {sources}}], a research report {title, phase, citations},
+search results {organic: [...]}, or a Slack message (its blocks and attachments, as a
+person sees it; or a conversations.history/replies response, whose latest answer is
+read). The shape is detected from the content.
 
 Examples:
   sourcebot check examples/answer.md
   sourcebot check examples/answer.json --format json
   pbpaste | sourcebot check - --format mrkdwn --max-per-kind 10
   sourcebot check examples/search-results.json --format blocks
+  sourcebot check examples/slack-message.json --input slack-message
   sourcebot check examples/answer.md --no-verify
   sourcebot check examples/answer.md --timeout 5s --concurrency 8
 
@@ -166,7 +173,11 @@ struct CheckArgs {
     max_per_kind: Option<usize>,
 
     /// How to read the input: `auto` detects JSON from the content (and `.json` files
-    /// must be JSON); `text` never parses JSON; `json` always does.
+    /// must be JSON; Slack messages are recognised); `text` never parses JSON; `json`
+    /// always does; `slack-message` reads a Slack message as a person sees it — a
+    /// message as `conversations.history` returns it, a whole history or replies
+    /// response (its latest answer), an event or an interaction payload. `--format
+    /// slack-message` is taken to mean the same.
     #[arg(long, value_enum, default_value_t = InputFormat::Auto)]
     input: InputFormat,
 
@@ -184,6 +195,10 @@ enum Format {
     Mrkdwn,
     Blocks,
     Json,
+    /// Not an output: `--format slack-message` reads the input as a Slack message (as
+    /// `--input slack-message` does) and prints text.
+    #[value(hide = true)]
+    SlackMessage,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -191,6 +206,7 @@ enum InputFormat {
     Auto,
     Text,
     Json,
+    SlackMessage,
 }
 
 fn main() -> ExitCode {
@@ -234,10 +250,15 @@ fn check(args: CheckArgs, mut config: Config) -> anyhow::Result<()> {
     if let Some(n) = args.concurrency {
         config.verify.concurrency = usize::from(n);
     }
+    let (format, input) = match args.format {
+        Format::SlackMessage => (Format::Text, InputFormat::SlackMessage),
+        format => (format, args.input),
+    };
     let (name, origin, bytes) = read_input(args.file.as_deref(), config.max_input_bytes)?;
-    let hint = match args.input {
+    let hint = match input {
         InputFormat::Text => FormatHint::Text,
         InputFormat::Json => FormatHint::Json,
+        InputFormat::SlackMessage => FormatHint::SlackMessage,
         InputFormat::Auto if name.ends_with(".json") => FormatHint::Json,
         InputFormat::Auto => FormatHint::Auto,
     };
@@ -253,8 +274,8 @@ fn check(args: CheckArgs, mut config: Config) -> anyhow::Result<()> {
     } else {
         check_and_verify(&answer, &config)?
     };
-    let output = match args.format {
-        Format::Text => render::text(&report, &config.render),
+    let output = match format {
+        Format::Text | Format::SlackMessage => render::text(&report, &config.render),
         Format::Mrkdwn => render::mrkdwn(&report, &config.render),
         Format::Blocks => serde_json::to_string_pretty(&render::blocks(&report, &config.render))?,
         Format::Json => render::json(&report),
@@ -457,6 +478,8 @@ fn serve(config: Config) -> anyhow::Result<()> {
     init_logging()?;
     let settings = SlackSettings::from_env().map_err(|e| UsageError(e.to_string()))?;
     let api_settings = ApiSettings::from_env().map_err(|e| UsageError(e.to_string()))?;
+    let oauth = OAuthSettings::from_lookup(|name| std::env::var(name).ok())
+        .map_err(|e| UsageError(e.to_string()))?;
     runtime()?.block_on(async move {
         sourcebot::verify::install_crypto_provider();
         let metrics = Metrics::new();
@@ -471,8 +494,14 @@ fn serve(config: Config) -> anyhow::Result<()> {
                 .with_graceful_shutdown(stop_signal())
                 .await
         });
+        let state = Bot::state_from(&settings, &metrics)?;
+        let install = match oauth {
+            Some(oauth) => Some(open_installations(oauth, &settings, &metrics, &state).await?),
+            None => None,
+        };
+        let installations = install.as_ref().map(|install| install.installations.clone());
         let bot = tokio::select! {
-            bot = sign_in(&settings, config, metrics.clone(), &gate) => bot?,
+            bot = sign_in(&settings, config, metrics.clone(), state, installations, &gate) => bot?,
             _ = stop_signal() => {
                 tracing::info!("stopped before signing in");
                 return Ok(());
@@ -488,7 +517,10 @@ fn serve(config: Config) -> anyhow::Result<()> {
                 "answer API off: set SOURCEBOT_API_TOKEN to serve /v1/check and /v1/answers"
             );
         }
-        let api_routes = api::router(ApiState::new(bot.clone(), api_settings));
+        let mut api_routes = api::router(ApiState::new(bot.clone(), api_settings));
+        if let Some(install) = install {
+            api_routes = api_routes.merge(install.routes(&bot));
+        }
         match &settings.transport {
             Transport::Http { signing_secret } => {
                 let slack_routes =
@@ -514,6 +546,66 @@ fn serve(config: Config) -> anyhow::Result<()> {
     })
 }
 
+/// The installation store, opened (and migrated) at `SOURCEBOT_DATABASE_URL`, and what
+/// is built on it: the bot's view of it, and the install routes and token rotation
+/// once the bot runs.
+struct Install {
+    oauth: OAuthSettings,
+    store: Arc<dyn install::store::InstallationStore>,
+    installations: Arc<dyn slack::Installations>,
+    /// A Slack client without a token, for `oauth.v2.access`.
+    slack: Arc<SlackApi>,
+}
+
+async fn open_installations(
+    oauth: OAuthSettings,
+    settings: &SlackSettings,
+    metrics: &Arc<Metrics>,
+    state: &Arc<dyn sourcebot::state::BotState>,
+) -> anyhow::Result<Install> {
+    let store = SqlStore::connect(&oauth.database_url, oauth.token_key.clone())
+        .await
+        .context("cannot open the installation store")?;
+    let store: Arc<dyn install::store::InstallationStore> = Arc::new(store);
+    let slack = Arc::new(
+        SlackApi::new(&settings.api_url, "", settings.call_timeout)?
+            .with_metrics(metrics.clone())
+            .with_state(state.clone()),
+    );
+    Ok(Install {
+        oauth,
+        installations: Arc::new(StoreInstallations {
+            store: store.clone(),
+        }),
+        store,
+        slack,
+    })
+}
+
+impl Install {
+    /// `/slack/install` and `/slack/oauth_redirect`; starts refreshing rotating tokens.
+    fn routes(self, bot: &Arc<Bot>) -> axum::Router {
+        tracing::info!(
+            redirect_uri = %self.oauth.redirect_uri(),
+            "installing in workspaces: GET /slack/install; rotating tokens refreshed before they expire"
+        );
+        Arc::new(Rotator {
+            settings: self.oauth.clone(),
+            store: self.store.clone(),
+            state: bot.state().clone(),
+            slack: self.slack.clone(),
+            holder: bot.holder().to_string(),
+        })
+        .spawn();
+        install::routes::router(Arc::new(InstallService {
+            settings: self.oauth,
+            store: self.store,
+            state: bot.state().clone(),
+            slack: self.slack,
+        }))
+    }
+}
+
 /// Signs in to Slack, trying again (after 2 s, then up to a minute apart) while Slack
 /// cannot be reached; a token Slack refuses, or a pipeline that cannot be built, ends
 /// it. `/readyz` shows the last failure meanwhile.
@@ -521,11 +613,21 @@ async fn sign_in(
     settings: &SlackSettings,
     config: Config,
     metrics: Arc<Metrics>,
+    state: Arc<dyn sourcebot::state::BotState>,
+    installations: Option<Arc<dyn slack::Installations>>,
     gate: &api::Gate,
 ) -> anyhow::Result<Arc<Bot>> {
     let mut wait = Duration::from_secs(2);
     loop {
-        match Bot::start_with_metrics(settings, config.clone(), metrics.clone()).await {
+        match Bot::start_serving(
+            settings,
+            config.clone(),
+            metrics.clone(),
+            state.clone(),
+            installations.clone(),
+        )
+        .await
+        {
             Ok(bot) => return Ok(bot),
             Err(slack::StartError::SignIn(
                 error @ (CallError::Timeout { .. }

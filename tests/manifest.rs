@@ -1,6 +1,6 @@
 //! The Slack app manifests (`manifest.yml` for HTTP mode, `manifest.socket.yml`
 //! for Socket Mode) are valid by Slack's own app-manifest JSON schema and ask
-//! for exactly what the bot uses: the five bot scopes, the three bot events,
+//! for exactly what the bot uses: the bot scopes the install flow asks for, the seven bot events,
 //! `/sources`, the "Check sources" message shortcut and interactivity, with
 //! request URLs on the bot's routes in HTTP mode and none in Socket Mode. The
 //! schema is vendored in `tests/data/` (see `tests/data/README.md`), so the
@@ -17,14 +17,17 @@ const MAJOR_VERSION: u64 = 1;
 /// Size of the vendored schema as published; a reformatted copy differs.
 const SCHEMA_BYTES: usize = 35_681;
 
-const BOT_SCOPES: [&str; 5] = [
-    "app_mentions:read",
-    "chat:write",
-    "commands",
-    "channels:history",
-    "groups:history",
+/// The scopes the install flow asks for are the manifests' scopes.
+use sourcebot::install::oauth::BOT_SCOPES;
+const BOT_EVENTS: [&str; 7] = [
+    "app_mention",
+    "app_uninstalled",
+    "message.channels",
+    "message.groups",
+    "message.im",
+    "message.mpim",
+    "tokens_revoked",
 ];
-const BOT_EVENTS: [&str; 3] = ["app_mention", "message.channels", "message.groups"];
 const HOST: &str = "https://sourcebot.example.com";
 
 fn repo_file(rel: &str) -> PathBuf {
