@@ -22,8 +22,8 @@ use std::time::Duration;
 use support::bot::{harness_serving, Harness, SECRET};
 use support::serve::serve_app;
 use support::slack::{
-    app_mention_event, event_callback, trigger_id, unix_now, FakeSlack, Message, OAuthGrant,
-    OAUTH_CLIENT_ID, OAUTH_CLIENT_SECRET, WORKSPACE_DOMAIN,
+    app_mention_event, event_callback, message_shortcut_payload, trigger_id, unix_now, FakeSlack,
+    Message, OAuthGrant, OAUTH_CLIENT_ID, OAUTH_CLIENT_SECRET, WORKSPACE_DOMAIN,
 };
 
 const KEY: &str = "8d3f1c2b4a5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8";
@@ -512,6 +512,29 @@ async fn each_workspace_is_served_with_its_own_token_and_bot_identity() {
     h.slack
         .wait_for("response_url", 1, Duration::from_secs(10))
         .await;
+
+    // The shortcut on a message in B: posted with B's token.
+    let mut shortcut = message_shortcut_payload(
+        "check_sources",
+        "C0BCHAN",
+        "U1",
+        &Message::from_user(
+            "1700000800.000100",
+            "U2",
+            "Friday deploys need the <http://127.0.0.1:9/runbook|Release runbook>.",
+        ),
+        &h.slack.response_url("shortcutB"),
+    );
+    shortcut["team"]["id"] = json!("T0B");
+    shortcut["user"]["team_id"] = json!("T0B");
+    let (status, _, _) = h.interaction(shortcut).await;
+    assert_eq!(status, 200);
+    let posts = h
+        .slack
+        .wait_for("chat.postMessage", 3, Duration::from_secs(10))
+        .await;
+    assert_eq!(posts[2].str("channel"), Some("C0BCHAN"));
+    assert_eq!(posts[2].token.as_deref(), Some("xoxb-T0B-installed"));
 
     // An event from a workspace with no installation: acknowledged, not acted on.
     let before = h.slack.calls().len();

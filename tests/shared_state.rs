@@ -137,6 +137,59 @@ async fn memory_and_redis_keep_the_same_contract() {
     assert_eq!(state.health().backend, "redis");
 }
 
+/// Workspaces keep apart in both stores, and forgetting one deletes its families and
+/// nothing of another's, nor the shared families (deliveries, verdicts).
+async fn workspaces_keep_apart(shared: Arc<dyn BotState>) {
+    use sourcebot::state::ScopedState;
+    // Ids with glob characters must match literally, not as patterns.
+    let a = ScopedState::new(shared.clone(), "T0A*");
+    let b = ScopedState::new(shared.clone(), "T0AB");
+    for state in [&a, &b] {
+        state.keep_share("k1", json!({"text": "r"})).await;
+        state.remember_reply(&answer("1.1"), reply("1.2")).await;
+        state
+            .hold_back("chat.postMessage", Duration::from_secs(30))
+            .await;
+        assert!(
+            state
+                .lock_answer(&answer("1.1"), "h1", Duration::from_secs(30))
+                .await
+        );
+        state.next_post_slot("C1", Duration::from_secs(1)).await;
+    }
+    assert!(a.first_delivery("EvScoped").await);
+    let forgotten = shared.forget_scope("T0A*").await;
+    assert!(forgotten >= 5, "A's entries went: {forgotten}");
+    assert_eq!(a.take_share("k1").await, None);
+    assert_eq!(a.reply_to(&answer("1.1")).await, None);
+    assert_eq!(a.held_back("chat.postMessage").await, Duration::ZERO);
+    assert!(
+        a.lock_answer(&answer("1.1"), "h2", Duration::from_secs(30))
+            .await
+    );
+    assert_eq!(b.reply_to(&answer("1.1")).await, Some(reply("1.2")));
+    assert!(b.held_back("chat.postMessage").await > Duration::from_secs(28));
+    assert!(
+        !b.lock_answer(&answer("1.1"), "h2", Duration::from_secs(30))
+            .await,
+        "B's lock is still held"
+    );
+    assert_eq!(b.take_share("k1").await, Some(json!({"text": "r"})));
+    assert!(
+        !b.first_delivery("EvScoped").await,
+        "deliveries are not a workspace's"
+    );
+}
+
+#[tokio::test]
+async fn a_workspaces_state_is_its_own_and_goes_with_it() {
+    workspaces_keep_apart(Arc::new(MemoryState::new())).await;
+    let Some(server) = RedisServer::start().await else {
+        return;
+    };
+    workspaces_keep_apart(Arc::new(redis_state(&server, None))).await;
+}
+
 #[tokio::test]
 async fn two_replicas_claim_each_delivery_once_and_share_reports_and_replies() {
     let Some(server) = RedisServer::start().await else {
