@@ -62,6 +62,7 @@ pub mod render;
 pub mod score;
 pub mod slack;
 pub mod state;
+pub mod support;
 pub mod verify;
 
 use collect::{CollectOptions, Collected};

@@ -50,6 +50,32 @@ enum Command {
     /// every citation has a URL and scores above the threshold.
     #[command(after_help = AUDIT_HELP)]
     Audit(AuditArgs),
+    /// Judge whether evidence supports claims: JSON Lines in ({"claim", "evidence"}),
+    /// the same lines out with "support" (0-1), "verdict" and "quote" added.
+    #[command(after_help = SUPPORT_HELP)]
+    Support(SupportArgs),
+}
+
+const SUPPORT_HELP: &str = "\
+Each input line is an object with \"claim\" (a string) and \"evidence\" (a string or a
+list of strings: the passages to judge against). Each output line is that object with
+its fields kept and \"support\" (0 to 1), \"verdict\" (supported, partly supported,
+not supported; unreadable for empty evidence) and \"quote\" (the best passage) added.
+A bad line is reported on standard error by its number and skipped; the rest are
+still scored, in order.
+
+Exit codes: 0 every line scored, 1 some line could not be (or the file could not be
+read).
+
+Examples:
+  sourcebot support claims.jsonl > judged.jsonl
+  printf '{\"claim\":\"Water boils at 100 C.\",\"evidence\":\"At sea level water boils at 100 C.\"}\\n' | sourcebot support -";
+
+#[derive(clap::Args, Debug)]
+struct SupportArgs {
+    /// The JSON Lines file (`-` for standard input).
+    #[arg(value_name = "FILE")]
+    file: String,
 }
 
 const AUDIT_HELP: &str = "\
@@ -228,6 +254,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check(args, config).map(|()| ExitCode::SUCCESS),
         Command::Serve => serve(config).map(|()| ExitCode::SUCCESS),
         Command::Audit(args) => audit(args, config),
+        Command::Support(args) => support(args),
     };
     match result {
         Ok(code) => code,
@@ -696,6 +723,40 @@ fn input_error(name: &str, error: InputError) -> anyhow::Error {
         ),
         other => anyhow::anyhow!("{name}: {other}"),
     }
+}
+
+/// `sourcebot support FILE`: scores every line, reporting bad ones on standard error.
+fn support(args: SupportArgs) -> anyhow::Result<ExitCode> {
+    let scorer = sourcebot::support::SupportScorer::builtin()?;
+    let stdout = std::io::stdout();
+    let mut output = std::io::BufWriter::new(stdout.lock());
+    let name = if args.file == "-" {
+        "standard input"
+    } else {
+        args.file.as_str()
+    };
+    let mut report = |error: &sourcebot::support::jsonl::LineError| {
+        eprintln!("sourcebot: {name}: {error}");
+    };
+    let summary = if args.file == "-" {
+        let stdin = std::io::stdin();
+        sourcebot::support::jsonl::score_lines(&scorer, &mut stdin.lock(), &mut output, &mut report)
+    } else {
+        let file = std::fs::File::open(&args.file)
+            .with_context(|| format!("{}: cannot open", args.file))?;
+        let mut input = std::io::BufReader::new(file);
+        sourcebot::support::jsonl::score_lines(&scorer, &mut input, &mut output, &mut report)
+    }
+    .with_context(|| format!("{name}: cannot read or write"))?;
+    Ok(if summary.failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!(
+            "sourcebot: {name}: {} lines scored, {} skipped",
+            summary.scored, summary.failed
+        );
+        ExitCode::from(1)
+    })
 }
 
 /// Reads the answer from `file` (standard input for `-` or nothing), at most

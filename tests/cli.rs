@@ -368,3 +368,104 @@ fn search_results_show_their_search_score_in_text() {
     let output = sourcebot(&["check", "examples/answer.md"]);
     assert!(!stdout(&output).contains(" · search "));
 }
+
+// --- sourcebot support -------------------------------------------------------
+
+#[test]
+fn support_judges_each_line_and_names_the_bad_ones() {
+    let input = concat!(
+        r#"{"id": "a", "claim": "Deploys are frozen on Fridays [1].", "evidence": ["[1] https://wiki.example/release\n\nRelease policy. Deploys are frozen on Fridays and during holidays."]}"#,
+        "\n",
+        "{not json\n",
+        r#"{"claim": "The company was founded in Boston in 1998.", "evidence": "Release policy. Deploys are frozen on Fridays and during holidays."}"#,
+        "\n",
+        r#"{"claim": "x", "evidence": 5}"#,
+        "\n"
+    );
+    let output = with_stdin(&["support", "-"], &[], input.as_bytes());
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let lines: Vec<serde_json::Value> = stdout(&output)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["id"], "a", "fields are kept");
+    assert_eq!(lines[0]["verdict"], "supported");
+    assert_eq!(lines[1]["verdict"], "not supported");
+    assert!(lines[0]["support"].as_f64() > lines[1]["support"].as_f64());
+    assert!(lines[0]["quote"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("frozen on Fridays"));
+    let errors = stderr(&output);
+    assert!(
+        errors.contains("standard input: line 2: not JSON"),
+        "{errors}"
+    );
+    assert!(
+        errors.contains("line 4: \"evidence\" must be a string or a list of strings"),
+        "{errors}"
+    );
+}
+
+#[test]
+fn support_on_a_missing_file_says_so() {
+    let output = sourcebot(&["support", "no/such/claims.jsonl"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("no/such/claims.jsonl: cannot open"));
+}
+
+/// The shipped model, through the command, on the ExpertQA split it was not fitted on
+/// (the random split; it was fitted on the domain split): better than chance by a
+/// clear margin, and close to what the README reports.
+#[test]
+fn support_agrees_with_experts_on_the_held_out_split() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpora/expertqa_rand_val.jsonl");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        eprintln!("NOTICE: {} is absent: skipped", path.display());
+        return;
+    };
+    let mut input = String::new();
+    for line in text.lines() {
+        let record: serde_json::Value = serde_json::from_str(line).expect("ExpertQA JSON");
+        for answer in record["answers"]
+            .as_object()
+            .into_iter()
+            .flat_map(|a| a.values())
+        {
+            for claim in answer["claims"].as_array().into_iter().flatten() {
+                let label = claim["support"].as_str().unwrap_or("");
+                let evidence = claim["evidence"].as_array().cloned().unwrap_or_default();
+                if evidence.is_empty() || label.is_empty() || label == "Missing" {
+                    continue;
+                }
+                let line = serde_json::json!({
+                    "claim": claim["claim_string"],
+                    "evidence": evidence,
+                    "label": label,
+                });
+                input.push_str(&line.to_string());
+                input.push('\n');
+            }
+        }
+    }
+    let output = with_stdin(&["support", "-"], &[], input.as_bytes());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let (mut hits, mut totals) = ([0.0f64; 2], [0.0f64; 2]);
+    for line in stdout(&output).lines() {
+        let judged: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+        let expert = usize::from(judged["label"] == "Complete");
+        let ours = usize::from(judged["verdict"] == "supported");
+        totals[expert] += 1.0;
+        if ours == expert {
+            hits[expert] += 1.0;
+        }
+    }
+    assert!(totals[0] > 200.0 && totals[1] > 600.0, "{totals:?}");
+    let balanced = (hits[0] / totals[0] + hits[1] / totals[1]) / 2.0;
+    assert!(
+        balanced > 0.57,
+        "balanced accuracy {balanced:.3} on the held-out split"
+    );
+}
