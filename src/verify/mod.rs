@@ -43,7 +43,7 @@ use health::HostHealth;
 use limits::Limits;
 use page_cache::PageCache;
 pub use probe::MAX_REDIRECTS;
-use probe::{seconds, without_fragment, Prober};
+use probe::{seconds, Prober};
 use resolve::{DnsLookup, GuardedResolver, NameLookup};
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -428,7 +428,7 @@ impl Verifier {
     /// be, and concurrent reads of one URL share one fetch. Never fails: a page that
     /// cannot be read says why. Neither the body nor the text is logged.
     pub async fn fetch_page(&self, url: &str) -> Arc<PageRead> {
-        let url = match Url::parse(url) {
+        let mut url = match Url::parse(url) {
             Ok(url) => url,
             Err(error) => {
                 return Arc::new(PageRead::Unreadable(format!("not a valid link: {error}")))
@@ -437,7 +437,9 @@ impl Verifier {
         if let Err(refusal) = judge_url(&url, &self.inner.policy) {
             return Arc::new(PageRead::Unreadable(refusal.to_string()));
         }
-        let key = without_fragment(&url);
+        // The page is the same whatever part of it the link points at.
+        url.set_fragment(None);
+        let key = url.to_string();
         let host = url.host_str().unwrap_or_default().to_string();
         let started = Instant::now();
         let (page, cached) = self
