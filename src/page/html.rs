@@ -406,15 +406,16 @@ fn is_furniture(element: &Element, in_article: bool, rules: Rules) -> bool {
         if FURNITURE_FRAGMENTS.iter().any(|f| lower.contains(f)) {
             return true;
         }
-        let mut words = lower
+        let words: Vec<&str> = lower
             .split(|c: char| !c.is_ascii_alphanumeric())
-            .filter(|w| !w.is_empty());
-        let first = words.next();
-        let last = words.next_back().or(first);
-        let furniture = [first, last].into_iter().flatten().any(|word| {
-            FURNITURE_WORDS.contains(&word) || (!in_article && HEADER_WORDS.contains(&word))
-        });
-        furniture
+            .filter(|w| !w.is_empty())
+            .collect();
+        for word in [words.first(), words.last()].into_iter().flatten() {
+            if FURNITURE_WORDS.contains(word) || (!in_article && HEADER_WORDS.contains(word)) {
+                return true;
+            }
+        }
+        false
     };
     if element.id().is_some_and(named) || element.classes().any(named) {
         return true;
