@@ -83,6 +83,12 @@ pub const VERIFY_CACHE_MAX: &str = "SOURCEBOT_VERIFY_CACHE_MAX";
 /// `SOURCEBOT_VERIFY_ALLOW_PRIVATE`: `1` lets probes reach private and loopback
 /// addresses. For tests only: unsafe in production.
 pub const VERIFY_ALLOW_PRIVATE: &str = "SOURCEBOT_VERIFY_ALLOW_PRIVATE";
+/// `SOURCEBOT_FETCH_MAX_BYTES`: most bytes of a cited page read (after decompression).
+pub const FETCH_MAX_BYTES: &str = "SOURCEBOT_FETCH_MAX_BYTES";
+/// `SOURCEBOT_FETCH_TIMEOUT`: the whole fetch of one cited page (`5s`).
+pub const FETCH_TIMEOUT: &str = "SOURCEBOT_FETCH_TIMEOUT";
+/// The largest page read accepted for `SOURCEBOT_FETCH_MAX_BYTES`: 64 MiB.
+pub const MAX_FETCH_MAX_BYTES: usize = 64 << 20;
 
 /// `SOURCEBOT_SOURCE_RELIABILITY`: reliability per source kind and per agent name,
 /// `confluence=0.85,slack=0.7,my_search_agent=0.9`.
@@ -165,6 +171,13 @@ fn read_verify(
     }
     if let Some((name, value)) = get(VERIFY_ALLOW_PRIVATE) {
         verify.allow_private = flag(name, &value)?;
+    }
+    if let Some((name, value)) = get(FETCH_MAX_BYTES) {
+        verify.fetch_max_bytes = positive(name, &value, MAX_FETCH_MAX_BYTES)?;
+    }
+    if let Some((name, value)) = get(FETCH_TIMEOUT) {
+        verify.fetch_timeout =
+            duration(name, &value, Duration::from_millis(100), MAX_VERIFY_TIMEOUT)?;
     }
     Ok(())
 }
@@ -440,6 +453,8 @@ mod tests {
             (VERIFY_CACHE_TTL_FAILED, "30s"),
             (VERIFY_CACHE_MAX, "0"),
             (VERIFY_ALLOW_PRIVATE, "1"),
+            (FETCH_MAX_BYTES, "65536"),
+            (FETCH_TIMEOUT, "3s"),
         ])
         .unwrap();
         assert_eq!(
@@ -452,6 +467,9 @@ mod tests {
                 cache_ttl_failed: Duration::from_secs(30),
                 cache_max_entries: 0,
                 allow_private: true,
+                fetch_max_bytes: 65_536,
+                fetch_timeout: Duration::from_secs(3),
+                ..VerifySettings::default()
             }
         );
         assert!(!config(&[]).unwrap().verify.allow_private);
@@ -468,6 +486,9 @@ mod tests {
             (VERIFY_TIMEOUT, "2h", "to 1m"),
             (VERIFY_CONCURRENCY, "0", "from 1"),
             (VERIFY_PER_HOST, "many", "whole number"),
+            (FETCH_MAX_BYTES, "0", "from 1"),
+            (FETCH_MAX_BYTES, "1GB", "whole number"),
+            (FETCH_TIMEOUT, "2h", "to 1m"),
             (VERIFY_ALLOW_PRIVATE, "maybe", "1 or 0"),
         ] {
             let e = config(&[(name, value)]).unwrap_err();

@@ -57,6 +57,7 @@ pub mod install;
 pub mod metrics;
 pub mod model;
 pub mod mrkdwn;
+pub mod page;
 pub mod pipeline;
 pub mod render;
 pub mod score;

@@ -9,28 +9,39 @@
 //! verdict is one of the classes in [`VerdictClass`], with the status code, final URL
 //! and time; a URL never makes `verify` fail.
 //!
+//! [`Verifier::fetch_page`] reads the text of one cited page through the same guard,
+//! caps and resolver, for the claim checker.
+//!
 //! The parts: [`guard`] (which addresses and names may be reached), [`resolve`] (name
 //! lookup that returns only vetted addresses), `probe` (HEAD/GET, redirects, retry),
+//! `fetch` (a page's body, size- and time-capped, into [`crate::page`]),
 //! `limits` (global and per-host caps, with slow start), `cache` (TTLs, bounded size,
-//! one probe per URL in flight) and `health` (hosts that let a probe time out and
-//! answered nothing are not waited on again for each of their links).
+//! one probe per URL in flight), `page_cache` (the same for pages, also bounded in
+//! bytes) and `health` (hosts that let a probe time out and answered nothing are not
+//! waited on again for each of their links).
 
 mod cache;
+mod fetch;
 pub mod guard;
 mod health;
 mod limits;
+mod page_cache;
 mod probe;
 pub mod resolve;
 
 use crate::metrics::Metrics;
 use crate::model::{Report, SourceKind, Verdict, VerdictClass, VerdictCounts, Verification};
+use crate::page::PageRead;
 use crate::state::BotState;
 use cache::{Probed, VerdictCache};
+use fetch::Fetcher;
+pub use fetch::{DEFAULT_FETCH_MAX_BYTES, DEFAULT_FETCH_TIMEOUT};
 use futures_util::future::BoxFuture;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use guard::{judge_url, GuardPolicy};
 use health::HostHealth;
 use limits::Limits;
+use page_cache::PageCache;
 pub use probe::MAX_REDIRECTS;
 use probe::{seconds, Prober};
 use resolve::{DnsLookup, GuardedResolver, NameLookup};
@@ -56,8 +67,12 @@ pub const BATCH_GRACE: Duration = Duration::from_millis(500);
 /// What the report says when every probe failed at the network level.
 pub const NETWORK_DOWN_NOTE: &str = "No link could be reached: the network looks down from here, so these verdicts say nothing about the links themselves.";
 
-/// How the verifier probes. Defaults: 2 s per link, 32 probes at once, 4 per host,
-/// verified verdicts kept 1 h and failures 5 min, at most 10,000 remembered.
+/// Bytes of page text remembered at most, by default: 64 MiB.
+pub const DEFAULT_PAGE_CACHE_MAX_BYTES: usize = 64 << 20;
+
+/// How the verifier probes and reads pages. Defaults: 2 s per link, 32 probes at once,
+/// 4 per host, verified verdicts kept 1 h and failures 5 min, at most 10,000
+/// remembered; pages read up to 2 MiB within 5 s, at most 64 MiB of them remembered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VerifySettings {
     /// The whole probe of one link, fallback, redirects and retry included.
@@ -75,6 +90,14 @@ pub struct VerifySettings {
     /// Reach private, loopback and other non-global addresses. Unsafe outside tests:
     /// anyone who can get an answer checked could make the bot fetch internal URLs.
     pub allow_private: bool,
+    /// Most bytes of one page read, after decompression; the rest is not read and the
+    /// page is marked truncated.
+    pub fetch_max_bytes: usize,
+    /// The whole fetch of one page: redirects, body and extraction.
+    pub fetch_timeout: Duration,
+    /// Bytes of pages remembered at most (their number is bounded by
+    /// `cache_max_entries`, their lifetime by the two TTLs).
+    pub page_cache_max_bytes: usize,
 }
 
 impl Default for VerifySettings {
@@ -87,6 +110,9 @@ impl Default for VerifySettings {
             cache_ttl_failed: Duration::from_secs(300),
             cache_max_entries: 10_000,
             allow_private: false,
+            fetch_max_bytes: DEFAULT_FETCH_MAX_BYTES,
+            fetch_timeout: DEFAULT_FETCH_TIMEOUT,
+            page_cache_max_bytes: DEFAULT_PAGE_CACHE_MAX_BYTES,
         }
     }
 }
@@ -171,6 +197,24 @@ impl VerifierBuilder {
         self
     }
 
+    /// Most bytes of one page [`Verifier::fetch_page`] reads.
+    pub fn fetch_max_bytes(mut self, bytes: usize) -> Self {
+        self.settings.fetch_max_bytes = bytes;
+        self
+    }
+
+    /// The time the whole fetch of one page may take.
+    pub fn fetch_timeout(mut self, timeout: Duration) -> Self {
+        self.settings.fetch_timeout = timeout;
+        self
+    }
+
+    /// Bytes of pages remembered at most.
+    pub fn page_cache_max_bytes(mut self, bytes: usize) -> Self {
+        self.settings.page_cache_max_bytes = bytes;
+        self
+    }
+
     /// Let probes reach private and loopback addresses. **Unsafe outside tests.**
     pub fn allow_private(mut self, allow: bool) -> Self {
         self.settings.allow_private = allow;
@@ -231,6 +275,15 @@ impl VerifierBuilder {
             allowed_sockets: self.allowed_sockets,
         });
         let resolver = GuardedResolver::new(lookup, policy.clone());
+        let fetcher = Fetcher::new(
+            resolver.clone(),
+            policy.clone(),
+            settings.fetch_max_bytes,
+            settings.fetch_timeout,
+            settings.per_host,
+            USER_AGENT,
+        )
+        .map_err(|e| VerifyError::Client(e.to_string()))?;
         let prober = Prober::new(
             resolver,
             policy.clone(),
@@ -242,6 +295,13 @@ impl VerifierBuilder {
         Ok(Verifier {
             inner: Arc::new(Inner {
                 prober,
+                fetcher,
+                pages: PageCache::new(
+                    settings.cache_ttl_verified,
+                    settings.cache_ttl_failed,
+                    settings.cache_max_entries,
+                    settings.page_cache_max_bytes,
+                ),
                 policy,
                 internal: self.internal,
                 metrics: self.metrics,
@@ -277,6 +337,8 @@ pub struct Verifier {
 
 struct Inner {
     prober: Prober,
+    fetcher: Fetcher,
+    pages: PageCache,
     policy: Arc<GuardPolicy>,
     internal: Option<Arc<dyn InternalChecker>>,
     metrics: Option<Arc<Metrics>>,
@@ -346,6 +408,66 @@ impl Verifier {
     /// Verdicts remembered now.
     pub fn cached_verdicts(&self) -> usize {
         self.inner.cache.len()
+    }
+
+    /// Pages remembered now.
+    pub fn cached_pages(&self) -> usize {
+        self.inner.pages.len()
+    }
+
+    /// Bytes of the pages remembered now (text, title and URL of each, roughly).
+    pub fn cached_page_bytes(&self) -> usize {
+        self.inner.pages.bytes()
+    }
+
+    /// Reads the page at `url` into text ([`crate::page`]), through the same guard,
+    /// resolver and per-host caps as the probes: at most
+    /// [`VerifySettings::fetch_max_bytes`] read (the page is then marked truncated),
+    /// within [`VerifySettings::fetch_timeout`] from the moment a slot is free. The
+    /// result is remembered by URL (without its fragment) as long as a verdict would
+    /// be, and concurrent reads of one URL share one fetch. Never fails: a page that
+    /// cannot be read says why. Neither the body nor the text is logged.
+    pub async fn fetch_page(&self, url: &str) -> Arc<PageRead> {
+        let mut url = match Url::parse(url) {
+            Ok(url) => url,
+            Err(error) => {
+                return Arc::new(PageRead::Unreadable(format!("not a valid link: {error}")))
+            }
+        };
+        if let Err(refusal) = judge_url(&url, &self.inner.policy) {
+            return Arc::new(PageRead::Unreadable(refusal.to_string()));
+        }
+        // The page is the same whatever part of it the link points at.
+        url.set_fragment(None);
+        let key = url.to_string();
+        let host = url.host_str().unwrap_or_default().to_string();
+        let started = Instant::now();
+        let (page, cached) = self
+            .inner
+            .pages
+            .get_or_fetch(&key, async {
+                let slot = self.inner.limits.acquire(&host).await;
+                let fetched = self.inner.fetcher.fetch(&url).await;
+                if fetched.answered {
+                    slot.host_answered();
+                }
+                fetched
+            })
+            .await;
+        let (outcome, chars, truncated) = match &*page {
+            PageRead::Read(page) => ("read", page.text.len(), page.truncated),
+            PageRead::Unreadable(_) => ("unreadable", 0, false),
+        };
+        tracing::debug!(
+            url = %key,
+            outcome,
+            text_bytes = chars,
+            truncated,
+            cached,
+            elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            "page fetched"
+        );
+        page
     }
 
     /// Checks one URL.

@@ -45,7 +45,7 @@ struct Answer {
 
 /// Why a request got no HTTP answer.
 #[derive(Debug, Clone)]
-enum Failure {
+pub(super) enum Failure {
     Resolve(ResolveFailure),
     Refused,
     Reset,
@@ -94,6 +94,9 @@ impl Prober {
             .redirect(reqwest::redirect::Policy::none())
             .referer(false)
             .no_proxy()
+            // A probe never reads a body: it asks for none compressed.
+            .no_gzip()
+            .no_brotli()
             .dns_resolver(Arc::new(resolver))
             .pool_max_idle_per_host(per_host)
             .pool_idle_timeout(Duration::from_secs(30))
@@ -241,7 +244,8 @@ fn head_inconclusive(status: StatusCode) -> bool {
     matches!(status.as_u16(), 400 | 403 | 404 | 405 | 501)
 }
 
-fn without_fragment(url: &Url) -> String {
+/// `url` as a string without its fragment: the resource a request fetches.
+pub(super) fn without_fragment(url: &Url) -> String {
     let mut url = url.clone();
     url.set_fragment(None);
     url.into()
@@ -261,7 +265,7 @@ fn parse_retry_after(value: &HeaderValue) -> Option<Duration> {
 }
 
 /// Reads the error chain: the resolver's own failure, TLS, refused, reset, closed.
-fn classify_error(error: &reqwest::Error) -> Failure {
+pub(super) fn classify_error(error: &reqwest::Error) -> Failure {
     let mut cause: Option<&(dyn StdError + 'static)> = Some(error);
     let mut innermost = error.to_string();
     while let Some(current) = cause {
@@ -365,7 +369,8 @@ fn judge(outcome: Outcome, trace: &Trace, elapsed: Duration) -> Probed {
     }
 }
 
-fn judge_failure(
+/// The class, reason, cacheability and whether the network (not the link) failed.
+pub(super) fn judge_failure(
     failure: Failure,
     hop_note: &dyn Fn(String) -> String,
 ) -> (VerdictClass, String, bool, bool) {

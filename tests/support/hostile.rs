@@ -28,6 +28,9 @@ pub const STALL_CONTENT_LENGTH: u64 = 1_000_000;
 /// The body bytes [`Action::HeadersThenStall`] sends before stalling.
 pub const STALL_PREFIX: &[u8] = b"0123456789";
 
+/// What [`Action::Trickle`] sends after each wait.
+pub const TRICKLE_PIECE: &[u8] = b"<p>still coming</p>\n";
+
 /// Size of the chunks in which [`Body::Huge`] is written.
 const CHUNK: usize = 64 * 1024;
 
@@ -65,6 +68,8 @@ pub enum Body {
     /// `Content-Length: n` and n filler bytes written in 64 KiB chunks as the client
     /// reads them; writing stops as soon as the client goes away.
     Huge(u64),
+    /// These bytes, as they are (any encoding, compressed or binary).
+    Bytes(Vec<u8>),
 }
 
 impl Body {
@@ -74,6 +79,7 @@ impl Body {
             Body::Empty => 0,
             Body::Text(text) => text.len() as u64,
             Body::Huge(n) => *n,
+            Body::Bytes(bytes) => bytes.len() as u64,
         }
     }
 
@@ -104,6 +110,10 @@ pub enum Action {
     /// Send `200 OK` with `Content-Length: 1000000` and the 10 bytes of
     /// [`STALL_PREFIX`] (headers only for `HEAD`), then stall until the server is dropped.
     HeadersThenStall,
+    /// Send `200 OK` with `Content-Type: text/html` and `Content-Length: 1000000`, then
+    /// one [`TRICKLE_PIECE`] after each wait, until the client goes away or the server is
+    /// dropped: a page that never finishes arriving yet is never silent.
+    Trickle(Duration),
     /// Close the connection right after reading the request head, writing nothing.
     Close,
 }
@@ -142,6 +152,25 @@ impl Action {
         Action::Respond {
             status,
             headers: owned_headers(&[("Content-Type", "application/octet-stream")]),
+            body: Body::Huge(len),
+        }
+    }
+
+    /// `Respond` with this status, these extra headers and these bytes as the body.
+    pub fn bytes(status: u16, headers: &[(&str, &str)], bytes: Vec<u8>) -> Action {
+        Action::Respond {
+            status,
+            headers: owned_headers(headers),
+            body: Body::Bytes(bytes),
+        }
+    }
+
+    /// `Respond` with this status, `Content-Type: text/html` and a [`Body::Huge`] of
+    /// `len` bytes.
+    pub fn huge_html(status: u16, len: u64) -> Action {
+        Action::Respond {
+            status,
+            headers: owned_headers(&[("Content-Type", "text/html")]),
             body: Body::Huge(len),
         }
     }
@@ -645,6 +674,24 @@ where
                 }
                 return std::future::pending().await;
             }
+            Action::Trickle(every) => {
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {STALL_CONTENT_LENGTH}\r\n\r\n"
+                );
+                if stream.write_all(head.as_bytes()).await.is_err() {
+                    return Next::Drop;
+                }
+                loop {
+                    if stream.flush().await.is_err() || is_head(req) {
+                        return Next::Drop;
+                    }
+                    tokio::time::sleep(every).await;
+                    if stream.write_all(TRICKLE_PIECE).await.is_err() {
+                        return Next::Drop;
+                    }
+                    shared.sent(TRICKLE_PIECE.len());
+                }
+            }
             Action::Respond {
                 status,
                 headers,
@@ -702,6 +749,10 @@ where
             Body::Text(text) => {
                 stream.write_all(text.as_bytes()).await?;
                 shared.sent(text.len());
+            }
+            Body::Bytes(bytes) => {
+                stream.write_all(bytes).await?;
+                shared.sent(bytes.len());
             }
             Body::Huge(len) => {
                 let mut left = *len;
