@@ -40,6 +40,8 @@ pub struct Config {
     pub verify: VerifySettings,
     /// Credibility and confidence.
     pub score: ScoreSettings,
+    /// Whether cited pages are read to see if they support their claims.
+    pub support: crate::support::check::SupportSettings,
 }
 
 impl Default for Config {
@@ -50,6 +52,7 @@ impl Default for Config {
             max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
             verify: VerifySettings::default(),
             score: ScoreSettings::default(),
+            support: crate::support::check::SupportSettings::default(),
         }
     }
 }
@@ -87,6 +90,12 @@ pub const VERIFY_ALLOW_PRIVATE: &str = "SOURCEBOT_VERIFY_ALLOW_PRIVATE";
 pub const FETCH_MAX_BYTES: &str = "SOURCEBOT_FETCH_MAX_BYTES";
 /// `SOURCEBOT_FETCH_TIMEOUT`: the whole fetch of one cited page (`5s`).
 pub const FETCH_TIMEOUT: &str = "SOURCEBOT_FETCH_TIMEOUT";
+/// `SOURCEBOT_SUPPORT`: `on` (default) reads the cited pages of checked answers to see
+/// whether they support their claims; `off` skips it.
+pub const SUPPORT: &str = "SOURCEBOT_SUPPORT";
+/// `SOURCEBOT_SUPPORT_TIMEOUT`: how long the support check of one answer may take
+/// (`8s`); pages not read by then are left unjudged.
+pub const SUPPORT_TIMEOUT: &str = "SOURCEBOT_SUPPORT_TIMEOUT";
 /// The largest page read accepted for `SOURCEBOT_FETCH_MAX_BYTES`: 64 MiB.
 pub const MAX_FETCH_MAX_BYTES: usize = 64 << 20;
 
@@ -142,6 +151,13 @@ impl Config {
         }
         read_verify(&get, &mut config.verify)?;
         read_score(&get, &mut config.score)?;
+        if let Some((name, value)) = get(SUPPORT) {
+            config.support.enabled = flag(name, &value)?;
+        }
+        if let Some((name, value)) = get(SUPPORT_TIMEOUT) {
+            config.support.budget =
+                duration(name, &value, Duration::from_millis(100), MAX_VERIFY_TIMEOUT)?;
+        }
         Ok(config)
     }
 }

@@ -441,6 +441,56 @@ pub struct Claim {
     /// [`crate::score::classify::relevance`] over them; `None` when it cites nothing).
     #[serde(default)]
     pub relevance: Option<f64>,
+    /// Whether each cited page says what the claim says (only after a support check,
+    /// and only for sources whose page was read or tried).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub support: Vec<ClaimSupport>,
+}
+
+/// Whether a cited page supports a claim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SupportVerdict {
+    /// The page says what the claim says.
+    #[serde(rename = "supported")]
+    Supported,
+    /// The page says part of it, or something close.
+    #[serde(rename = "partly supported")]
+    PartlySupported,
+    /// The page does not say it.
+    #[serde(rename = "not supported")]
+    NotSupported,
+    /// There is no text to judge (the page could not be read, or is empty).
+    #[serde(rename = "unreadable")]
+    Unreadable,
+}
+
+impl SupportVerdict {
+    /// The verdict as people read it (`"partly supported"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SupportVerdict::Supported => "supported",
+            SupportVerdict::PartlySupported => "partly supported",
+            SupportVerdict::NotSupported => "not supported",
+            SupportVerdict::Unreadable => "unreadable",
+        }
+    }
+}
+
+/// How far one cited source supports a claim.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClaimSupport {
+    /// The source's id.
+    pub source: usize,
+    /// 0 (the page does not say it) to 1 (it says it).
+    pub score: f64,
+    /// The verdict the score gives.
+    pub verdict: SupportVerdict,
+    /// The passage of the page that best supports the claim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quote: Option<String>,
+    /// Why the page could not be judged, when it could not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 impl Claim {

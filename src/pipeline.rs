@@ -11,6 +11,8 @@ use crate::metrics::Metrics;
 use crate::model::{Answer, Report};
 use crate::render::{self, blocks::BlockMessage};
 use crate::score::Scorer;
+use crate::support::check::{check_support, SupportOutcome};
+use crate::support::SupportScorer;
 use crate::verify::{InternalChecker, Progress, Verifier, VerifyError};
 use std::sync::Arc;
 
@@ -20,6 +22,8 @@ pub struct Pipeline {
     config: Config,
     verifier: Option<Verifier>,
     scorer: Scorer,
+    /// Judges whether cited pages support their claims (`None` when turned off).
+    support: Option<Arc<SupportScorer>>,
 }
 
 /// Builds a [`Pipeline`]. Links are probed unless [`PipelineBuilder::verify`] is given
@@ -108,10 +112,22 @@ impl PipelineBuilder {
         let scorer = self
             .scorer
             .unwrap_or_else(|| Scorer::from_settings(&config.score));
+        let support = if config.support.enabled {
+            match SupportScorer::builtin() {
+                Ok(scorer) => Some(Arc::new(scorer)),
+                Err(error) => {
+                    tracing::warn!(%error, "the support check is off");
+                    None
+                }
+            }
+        } else {
+            None
+        };
         Ok(Pipeline {
             config,
             verifier,
             scorer,
+            support,
         })
     }
 }
@@ -125,6 +141,40 @@ impl Pipeline {
     /// The settings.
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// Reads the cited pages of a verified `report` and records on each claim whether
+    /// its sources support it, then scores the report again (support counts in the
+    /// answer's confidence). Nothing happens when links are not probed or the check is
+    /// off; `None` then.
+    pub async fn check_support(&self, report: &mut Report) -> Option<SupportOutcome> {
+        self.check_support_within(report, self.config.support.budget)
+            .await
+    }
+
+    /// [`Pipeline::check_support`] within `budget` at most (the configured budget
+    /// otherwise): for callers with a deadline of their own.
+    pub async fn check_support_within(
+        &self,
+        report: &mut Report,
+        budget: std::time::Duration,
+    ) -> Option<SupportOutcome> {
+        let (verifier, scorer) = (self.verifier.as_ref()?, self.support.as_ref()?);
+        if !report.verification.performed {
+            return None;
+        }
+        let settings = crate::support::check::SupportSettings {
+            budget: budget.min(self.config.support.budget),
+            ..self.config.support.clone()
+        };
+        let outcome = check_support(report, verifier, scorer, &settings).await;
+        self.scorer.score_report(report);
+        Some(outcome)
+    }
+
+    /// Whether the support check runs (links probed and the check on).
+    pub fn checks_support(&self) -> bool {
+        self.verifier.is_some() && self.support.is_some()
     }
 
     /// Whether links are probed.

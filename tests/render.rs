@@ -77,6 +77,7 @@ impl Builder {
             signals: vec![ClaimSignal::Number],
             claim_type: None,
             relevance: None,
+            support: Vec::new(),
         });
         self
     }
@@ -90,6 +91,7 @@ impl Builder {
             signals: vec![],
             claim_type: None,
             relevance: None,
+            support: Vec::new(),
         });
         self
     }

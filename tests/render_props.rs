@@ -10,8 +10,9 @@ use proptest::prelude::*;
 use regex::Regex;
 use serde_json::Value;
 use sourcebot::model::{
-    Claim, ClaimSignal, DanglingCitation, FoundBy, InputShape, Metrics, Origin, Report, Source,
-    SourceGroup, SourceKind, Span, Verdict, VerdictClass, Verification,
+    Claim, ClaimSignal, ClaimSupport, DanglingCitation, FoundBy, InputShape, Metrics, Origin,
+    Report, Source, SourceGroup, SourceKind, Span, SupportVerdict, Verdict, VerdictClass,
+    Verification,
 };
 use sourcebot::render::{
     self, check_limits, BlockMessage, RenderOptions, MAX_BLOCKS, MAX_CONTEXT_ELEMENTS,
@@ -140,6 +141,23 @@ fn claim() -> impl Strategy<Value = Claim> {
         },
         claim_type: None,
         relevance: None,
+        // A cited claim's page, judged: unsupported ones are quoted with the page's
+        // (untrusted) title in their own section.
+        support: if cited {
+            vec![ClaimSupport {
+                source: 1,
+                score: 0.1,
+                verdict: if wants {
+                    SupportVerdict::NotSupported
+                } else {
+                    SupportVerdict::Supported
+                },
+                quote: None,
+                reason: None,
+            }]
+        } else {
+            vec![]
+        },
     })
 }
 
@@ -306,6 +324,7 @@ fn mrkdwn_accounting(s: &str) -> Result<(usize, usize), String> {
     for line in lines {
         if line.starts_with(":grey_question: ")
             || line.starts_with(":warning: ")
+            || line.starts_with(":x: ")
             || line.starts_with("_Note: ")
         {
             break;
@@ -337,6 +356,7 @@ fn text_accounting(s: &str) -> Result<(usize, usize), String> {
     for line in s.lines().skip(1) {
         if line.starts_with("Dangling citations: ")
             || line.starts_with("Claims that cite nothing (")
+            || line.starts_with("Claims their pages do not support (")
             || line == "Notes:"
         {
             break;

@@ -676,3 +676,63 @@ async fn a_long_threads_latest_answer_is_found_past_the_first_page() {
         "only one page was read"
     );
 }
+
+/// The sources are posted as soon as the links are checked; then the bot reads the
+/// cited pages and edits that same message (one `chat.update`, no new post) to say
+/// which page supports its claim and which claim its page does not support.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_posted_sources_are_updated_in_place_with_what_the_pages_support() {
+    let h = harness().await;
+    let html = |body: &str| {
+        Route::always(Action::bytes(
+            200,
+            &[("content-type", "text/html; charset=utf-8")],
+            format!("<html><head><title>Policy</title></head><body><nav>Home · About</nav><main>{body}</main></body></html>").into_bytes(),
+        ))
+    };
+    let site = HostileServer::start(
+        next_ip(),
+        vec![
+            ("/freeze", html("<p>Release policy.</p><p>Deploys are frozen on Fridays and during public holidays, so that nobody is paged at the weekend.</p>")),
+            ("/cafeteria", html("<p>The cafeteria opens at nine and serves lunch until two.</p>")),
+        ],
+    )
+    .await;
+    let text = format!(
+        "<@{BOT_USER_ID}> Deploys are frozen on Fridays [1]. The company was founded in Boston in 1998 by two engineers [2].\n\n[1] {} - Freeze policy\n[2] {} - Company history",
+        site.url("/freeze"),
+        site.url("/cafeteria")
+    );
+    let event = app_mention_event(CHANNEL, "U1", &text, "1700000900.000100", None);
+    h.event("EvSupport", event, &[]).await;
+    let posts = h.slack.wait_for("chat.postMessage", 1, WAIT).await;
+    let updates = h
+        .slack
+        .wait_for("chat.update", 1, Duration::from_secs(15))
+        .await;
+    assert_eq!(updates.len(), 1, "one edit");
+    assert_eq!(updates[0].str("channel"), Some(CHANNEL));
+    assert_eq!(
+        updates[0].str("ts").map(str::to_string),
+        h.slack
+            .messages(CHANNEL)
+            .iter()
+            .rev()
+            .find(|m| m.user.as_deref() == Some(BOT_USER_ID))
+            .map(|m| m.ts.clone()),
+        "the posted message is the one edited"
+    );
+    let before = posted_text(&posts[0]);
+    let after = posted_text(&updates[0]);
+    assert!(!before.contains("supports"), "{before}");
+    assert!(after.contains("supports 1 of 1 claim"), "{after}");
+    assert!(after.contains("not supported by the page"), "{after}");
+    assert!(after.contains("founded in Boston"), "{after}");
+    assert!(after.contains("not in Company history"), "{after}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        h.slack.calls_to("chat.postMessage").len(),
+        1,
+        "no second post"
+    );
+}

@@ -344,3 +344,69 @@ async fn a_terminal_gets_a_progress_line_when_checking_is_slow() {
     assert!(terminal.contains("checking links"), "{terminal:?}");
     assert!(terminal.contains("0/1"), "{terminal:?}");
 }
+
+/// With links checked, the cited pages are read: each claim carries whether its page
+/// supports it (JSON), the text shows it per source and lists the unsupported claim;
+/// `SOURCEBOT_SUPPORT=off` leaves it out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_check_says_whether_each_page_supports_its_claim() {
+    let page = |body: &str| {
+        Route::always(Action::bytes(
+            200,
+            &[("content-type", "text/html; charset=utf-8")],
+            format!("<html><body><nav>Menu</nav><article>{body}</article><footer>© Acme</footer></body></html>").into_bytes(),
+        ))
+    };
+    let site = HostileServer::start(
+        next_ip(),
+        vec![
+            ("/freeze", page("<p>Deploys are frozen on Fridays and during public holidays, so that nobody is paged at the weekend.</p>")),
+            ("/menu", page("<p>The cafeteria opens at nine and serves lunch until two.</p>")),
+        ],
+    )
+    .await;
+    let text = format!(
+        "Deploys are frozen on Fridays [1]. The company was founded in Boston in 1998 by two engineers [2].\n\n[1] {} - Freeze policy\n[2] {} - Company history\n",
+        site.url("/freeze"),
+        site.url("/menu")
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = write_answer(&dir, &text);
+    let args = vec![
+        "check".into(),
+        file.clone(),
+        "--format".into(),
+        "json".into(),
+    ];
+    let output = run(command(&args, &allow_private())).await;
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report: Value = serde_json::from_str(&stdout(&output)).expect("json");
+    let claims = report["claims"].as_array().expect("claims");
+    assert_eq!(claims[0]["support"][0]["source"], 1);
+    assert_eq!(claims[0]["support"][0]["verdict"], "supported");
+    assert!(claims[0]["support"][0]["quote"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("frozen on Fridays"));
+    assert_eq!(claims[1]["support"][0]["verdict"], "not supported");
+    assert!(report["confidence"]["supported_share"].as_f64() == Some(0.5));
+    assert_eq!(report["confidence"]["label"], "low");
+
+    let output = run(command(&["check".into(), file.clone()], &allow_private())).await;
+    let shown = stdout(&output);
+    assert!(
+        shown.contains("Freeze policy  [verified · supports 1 of 1 claim]"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("Claims their pages do not support (1):"),
+        "{shown}"
+    );
+    assert!(shown.contains("founded in Boston"), "{shown}");
+
+    let mut off = allow_private();
+    off.push(("SOURCEBOT_SUPPORT", "off".into()));
+    let output = run(command(&args, &off)).await;
+    let report: Value = serde_json::from_str(&stdout(&output)).expect("json");
+    assert!(report["claims"][0].get("support").is_none());
+}

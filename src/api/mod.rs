@@ -773,6 +773,7 @@ async fn run_check(
     if listed > state.settings.max_sources {
         return Err(too_many_sources(listed, state.settings.max_sources));
     }
+    let started = std::time::Instant::now();
     tokio::time::timeout(state.settings.timeout, async {
         match workspace {
             Some(workspace) => {
@@ -795,6 +796,11 @@ async fn run_check(
         )
         .retry_after(1)
     })?;
+    if verify {
+        // Whether the pages say it, in what is left of the request's time.
+        let left = state.settings.timeout.saturating_sub(started.elapsed());
+        pipeline.check_support_within(&mut report, left).await;
+    }
     Ok(report)
 }
 

@@ -800,6 +800,7 @@ fn claim_at(text: &str, span: Span, opaque: &[Span], citation_targets: &[(Span, 
         signals,
         claim_type: None,
         relevance: None,
+        support: Vec::new(),
     }
 }
 

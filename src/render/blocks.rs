@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use super::escape::{clean_text, cut_chars, escape_text};
 use super::mrkdwn::{
     compact_source_line, dangling_line, header_line, heading_line, more_line, note_lines,
-    source_line, uncited_part, NO_SOURCES,
+    source_line, uncited_part, unsupported_part, NO_SOURCES,
 };
 use super::{
     dangling_numbers, kind_sections, ordered_sources, plural, source_count, uncited, uncited_total,
@@ -48,7 +48,7 @@ const FALLBACK_TITLES: usize = 10;
 const FALLBACK_TITLE_CHARS: usize = 100;
 
 /// A message ready for `chat.postMessage` (add the channel, and `unfurl_links: false`).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BlockMessage {
     /// The notification fallback: plain words, escaped like mrkdwn, no links, at most
     /// [`MAX_FALLBACK_TEXT`] characters.
@@ -339,6 +339,9 @@ fn footer_blocks(report: &Report, opts: &RenderOptions) -> Vec<Value> {
     if let Some(text) = uncited_text(report, opts) {
         out.push(section(&text));
     }
+    if let Some(text) = unsupported_text(report, opts) {
+        out.push(section(&text));
+    }
     let notes = note_lines(report);
     if !notes.is_empty() {
         out.push(context(&notes));
@@ -346,20 +349,33 @@ fn footer_blocks(report: &Report, opts: &RenderOptions) -> Vec<Value> {
     out
 }
 
-/// The uncited-claims text, with quotes dropped from the end (and counted) until it
-/// fits in [`MAX_UNCITED_TEXT`].
+/// The uncited-claims text, fitted by [`fit_quotes`].
 fn uncited_text(report: &Report, opts: &RenderOptions) -> Option<String> {
-    let excerpt_chars = match opts.uncited_excerpt_chars {
+    uncited_part(report, opts, block_excerpt_chars(opts)).map(fit_quotes)
+}
+
+/// The unsupported-claims text, fitted by [`fit_quotes`].
+fn unsupported_text(report: &Report, opts: &RenderOptions) -> Option<String> {
+    unsupported_part(report, opts, block_excerpt_chars(opts)).map(fit_quotes)
+}
+
+/// How long a quoted claim may be in a block.
+fn block_excerpt_chars(opts: &RenderOptions) -> usize {
+    match opts.uncited_excerpt_chars {
         0 => MAX_BLOCK_EXCERPT_CHARS,
         n => n.min(MAX_BLOCK_EXCERPT_CHARS),
-    };
-    let mut part = uncited_part(report, opts, excerpt_chars)?;
+    }
+}
+
+/// A part's text with quotes dropped from the end (and counted) until it fits in
+/// [`MAX_UNCITED_TEXT`].
+fn fit_quotes(mut part: super::mrkdwn::UncitedPart) -> String {
     let mut text = part.lines().join("\n");
     while text_len(&text) > MAX_UNCITED_TEXT && part.quotes.pop().is_some() {
         part.more += 1;
         text = part.lines().join("\n");
     }
-    Some(text)
+    text
 }
 
 /// The notification fallback: `Sources: 7 (links not checked) — A, B and 5 more ·

@@ -218,6 +218,59 @@ pub(crate) fn uncited(report: &Report) -> Vec<&Claim> {
     report.uncited_claims().collect()
 }
 
+/// What the support check found for `source`: how many of the claims citing it it
+/// supports (fully or partly), of those it could be judged against; `None` when it was
+/// judged against none.
+pub(crate) fn support_counts(report: &Report, source: usize) -> Option<(usize, usize)> {
+    use crate::model::SupportVerdict;
+    let (mut supports, mut judged) = (0, 0);
+    for support in report
+        .claims
+        .iter()
+        .flat_map(|c| c.support.iter())
+        .filter(|s| s.source == source && s.verdict != SupportVerdict::Unreadable)
+    {
+        judged += 1;
+        if support.verdict != SupportVerdict::NotSupported {
+            supports += 1;
+        }
+    }
+    (judged > 0).then_some((supports, judged))
+}
+
+/// The claims that none of their readable pages supports, each with the ids of the
+/// pages that do not (claims whose pages could not be read are not listed).
+pub(crate) fn unsupported(report: &Report) -> Vec<(&Claim, Vec<usize>)> {
+    use crate::model::SupportVerdict;
+    report
+        .claims
+        .iter()
+        .filter_map(|claim| {
+            let readable: Vec<_> = claim
+                .support
+                .iter()
+                .filter(|s| s.verdict != SupportVerdict::Unreadable)
+                .collect();
+            (!readable.is_empty()
+                && readable
+                    .iter()
+                    .all(|s| s.verdict == SupportVerdict::NotSupported))
+            .then(|| (claim, readable.iter().map(|s| s.source).collect()))
+        })
+        .collect()
+}
+
+/// The title of the source with `id`, cleaned (not escaped); `"source {id}"` when there
+/// is none.
+pub(crate) fn source_title(report: &Report, id: usize) -> String {
+    report
+        .sources()
+        .find(|s| s.id == id)
+        .map(|s| clean_text(&s.title))
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| format!("source {id}"))
+}
+
 /// How many claims cite nothing: the metrics count every one, also those a very long
 /// answer's report does not list.
 pub(crate) fn uncited_total(report: &Report, listed: usize) -> usize {

@@ -19,8 +19,8 @@
 use super::escape::{clean_text, cut_chars, escape_text, is_http_url, link};
 use super::{
     cleaned_warnings, confidence_line, dangling_list, excerpt, kind_sections, low_credibility,
-    plural, shown_class, source_count, uncited, uncited_total, verdict_summary, RenderOptions,
-    MAX_NOTES_SHOWN,
+    plural, shown_class, source_count, source_title, support_counts, uncited, uncited_total,
+    unsupported, verdict_summary, RenderOptions, MAX_NOTES_SHOWN,
 };
 use crate::model::{Report, Source, SourceKind, VerdictClass};
 
@@ -47,6 +47,9 @@ pub fn mrkdwn(report: &Report, opts: &RenderOptions) -> String {
     }
     lines.extend(dangling_line(report));
     if let Some(part) = uncited_part(report, opts, opts.uncited_excerpt_chars) {
+        lines.extend(part.lines());
+    }
+    if let Some(part) = unsupported_part(report, opts, opts.uncited_excerpt_chars) {
         lines.extend(part.lines());
     }
     lines.extend(note_lines(report));
@@ -84,6 +87,12 @@ fn line_suffix(report: &Report, source: &Source) -> String {
     }
     if low_credibility(source) {
         suffix.push_str(" · low credibility");
+    }
+    if let Some((supports, judged)) = support_counts(report, source.id) {
+        suffix.push_str(&format!(
+            " · supports {supports} of {judged} {}",
+            if judged == 1 { "claim" } else { "claims" }
+        ));
     }
     if source.references > 1 {
         suffix.push_str(&format!(" (×{})", source.references));
@@ -201,6 +210,49 @@ pub(crate) fn uncited_part(
         .map(|c| format!("> “{}”", escape_text(&excerpt(&c.text, excerpt_chars))))
         .collect();
     let more = total - quotes.len();
+    Some(UncitedPart {
+        header,
+        quotes,
+        more,
+    })
+}
+
+/// The claims their pages do not support, as the uncited ones are shown: a header, the
+/// quoted claims each with the pages that do not say it (titles escaped, never links),
+/// and how many more; `None` when there are none.
+pub(crate) fn unsupported_part(
+    report: &Report,
+    opts: &RenderOptions,
+    excerpt_chars: usize,
+) -> Option<UncitedPart> {
+    let claims = unsupported(report);
+    if claims.is_empty() {
+        return None;
+    }
+    let header = if claims.len() == 1 {
+        ":x: 1 claim is not supported by the page it cites:".to_string()
+    } else {
+        format!(
+            ":x: {} claims are not supported by the pages they cite:",
+            claims.len()
+        )
+    };
+    let quotes: Vec<String> = claims
+        .iter()
+        .take(opts.max_uncited_shown)
+        .map(|(claim, sources)| {
+            let titles: Vec<String> = sources
+                .iter()
+                .map(|id| escape_text(&cut_chars(&source_title(report, *id), 80)))
+                .collect();
+            format!(
+                "> “{}” — _not in {}_",
+                escape_text(&excerpt(&claim.text, excerpt_chars)),
+                titles.join("; ")
+            )
+        })
+        .collect();
+    let more = claims.len() - quotes.len();
     Some(UncitedPart {
         header,
         quotes,

@@ -19,8 +19,8 @@
 use super::escape::{clean_text, cut_chars};
 use super::{
     claims_total, cleaned_warnings, confidence_line, dangling_list, excerpt, kind_sections,
-    low_credibility, shown_class, source_count, uncited, uncited_total, verdict_summary,
-    KindSection, RenderOptions, MAX_NOTES_SHOWN,
+    low_credibility, shown_class, source_count, source_title, support_counts, uncited,
+    uncited_total, unsupported, verdict_summary, KindSection, RenderOptions, MAX_NOTES_SHOWN,
 };
 use crate::model::{Report, Source, VerdictClass};
 
@@ -43,6 +43,7 @@ pub fn text(report: &Report, opts: &RenderOptions) -> String {
         lines.push(format!("Dangling citations: {list}"));
     }
     lines.extend(uncited_lines(report, opts));
+    lines.extend(unsupported_lines(report, opts));
     lines.extend(note_lines(report));
     lines.join("\n")
 }
@@ -82,6 +83,12 @@ fn verdict_words(report: &Report, source: &Source) -> String {
     // Search results also show their search score (domain, recency, snippet, rank).
     if let Some(search) = source.credibility.as_ref().and_then(|c| c.search.as_ref()) {
         low.push_str(&format!(" · search {:.2}", search.value));
+    }
+    if let Some((supports, judged)) = support_counts(report, source.id) {
+        low.push_str(&format!(
+            " · supports {supports} of {judged} {}",
+            if judged == 1 { "claim" } else { "claims" }
+        ));
     }
     match reason {
         Some(reason) if report.verification.performed && class != VerdictClass::Verified => {
@@ -139,6 +146,35 @@ fn uncited_lines(report: &Report, opts: &RenderOptions) -> Vec<String> {
     let shown = claims.len().min(opts.max_uncited_shown);
     if shown > 0 && total > shown {
         lines.push(more_line(total - shown));
+    }
+    lines
+}
+
+/// `Claims their pages do not support (2):` and the first few, each with the titles of
+/// the pages that do not say it.
+fn unsupported_lines(report: &Report, opts: &RenderOptions) -> Vec<String> {
+    let claims = unsupported(report);
+    if claims.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![format!(
+        "Claims their pages do not support ({}):",
+        claims.len()
+    )];
+    for (claim, sources) in claims.iter().take(opts.max_uncited_shown) {
+        let titles: Vec<String> = sources
+            .iter()
+            .map(|id| format!("{id}. {}", source_title(report, *id)))
+            .collect();
+        lines.push(format!(
+            "  - {} — not in {}",
+            excerpt(&claim.text, opts.uncited_excerpt_chars),
+            titles.join("; ")
+        ));
+    }
+    let shown = claims.len().min(opts.max_uncited_shown);
+    if claims.len() > shown {
+        lines.push(more_line(claims.len() - shown));
     }
     lines
 }

@@ -192,7 +192,58 @@ pub struct AnswerConfidence {
     pub domains: usize,
     /// The share of claims that cite a source (1.0 when there are no claims).
     pub coverage: f64,
+    /// After a support check: the share of judged claims that a cited page supports
+    /// (fully or partly). `None` when no claim was judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supported_share: Option<f64>,
 }
+
+/// Takes the support check into account: an answer with any claim that its pages do
+/// not support cannot be `high` (capped just below 0.85), and one where half or more
+/// of the judged claims are unsupported is `low` (capped just below 0.6). A claim is
+/// judged when at least one of its pages could be read; it counts as supported when one
+/// of them supports it fully or partly.
+pub fn apply_support(confidence: &mut AnswerConfidence, claims: &[crate::model::Claim]) {
+    use crate::model::SupportVerdict;
+    let mut judged = 0usize;
+    let mut unsupported = 0usize;
+    for claim in claims {
+        let readable: Vec<SupportVerdict> = claim
+            .support
+            .iter()
+            .map(|s| s.verdict)
+            .filter(|v| *v != SupportVerdict::Unreadable)
+            .collect();
+        if readable.is_empty() {
+            continue;
+        }
+        judged += 1;
+        if readable.iter().all(|v| *v == SupportVerdict::NotSupported) {
+            unsupported += 1;
+        }
+    }
+    if judged == 0 {
+        confidence.supported_share = None;
+        return;
+    }
+    confidence.supported_share = Some((judged - unsupported) as f64 / judged as f64);
+    let cap = if unsupported * 2 >= judged {
+        SUPPORT_CAP_LOW
+    } else if unsupported > 0 {
+        SUPPORT_CAP_MEDIUM
+    } else {
+        return;
+    };
+    if confidence.value > cap {
+        confidence.value = cap;
+        confidence.label = label(cap).into();
+    }
+}
+
+/// The highest confidence of an answer with some unsupported claims: `medium`.
+pub const SUPPORT_CAP_MEDIUM: f64 = 0.84;
+/// The highest confidence of an answer with half or more claims unsupported: `low`.
+pub const SUPPORT_CAP_LOW: f64 = 0.59;
 
 /// The label for a confidence value.
 pub fn label(value: f64) -> &'static str {
@@ -228,6 +279,7 @@ pub fn answer_confidence(
             sources: 0,
             domains: 0,
             coverage,
+            supported_share: None,
         };
     }
     let mean = sources.iter().map(|(_, c)| c).sum::<f64>() / sources.len() as f64;
@@ -246,6 +298,7 @@ pub fn answer_confidence(
         sources: sources.len(),
         domains: domains.len(),
         coverage,
+        supported_share: None,
     }
 }
 
@@ -404,6 +457,68 @@ mod tests {
         assert_eq!(distinct.label, "high");
         assert_eq!(same.label, "medium");
         assert_eq!(distinct.coverage, 1.0);
+    }
+
+    #[test]
+    fn unsupported_claims_cap_the_confidence() {
+        use crate::model::{Claim, ClaimSupport, Span, SupportVerdict};
+        let claim = |verdicts: &[SupportVerdict]| Claim {
+            text: "c".into(),
+            span: Span { start: 0, end: 1 },
+            cites: vec![1],
+            signals: Vec::new(),
+            claim_type: None,
+            relevance: None,
+            support: verdicts
+                .iter()
+                .map(|v| ClaimSupport {
+                    source: 1,
+                    score: 0.5,
+                    verdict: *v,
+                    quote: None,
+                    reason: None,
+                })
+                .collect(),
+        };
+        let high = || AnswerConfidence {
+            value: 0.9,
+            label: "high".into(),
+            mean_credibility: 0.9,
+            diversity: 1.0,
+            sources: 2,
+            domains: 2,
+            coverage: 1.0,
+            supported_share: None,
+        };
+        use SupportVerdict::*;
+        let mut all_good = high();
+        apply_support(
+            &mut all_good,
+            &[claim(&[Supported]), claim(&[PartlySupported, NotSupported])],
+        );
+        assert_eq!((all_good.value, all_good.supported_share), (0.9, Some(1.0)));
+        let mut one_bad = high();
+        apply_support(
+            &mut one_bad,
+            &[
+                claim(&[Supported]),
+                claim(&[Supported]),
+                claim(&[NotSupported]),
+            ],
+        );
+        assert_eq!(one_bad.label, "medium");
+        let mut half_bad = high();
+        apply_support(
+            &mut half_bad,
+            &[claim(&[Supported]), claim(&[NotSupported, Unreadable])],
+        );
+        assert_eq!(half_bad.label, "low");
+        let mut unread = high();
+        apply_support(&mut unread, &[claim(&[Unreadable]), claim(&[])]);
+        assert_eq!(
+            (unread.label.as_str(), unread.supported_share),
+            ("high", None)
+        );
     }
 
     #[test]

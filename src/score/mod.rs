@@ -149,6 +149,8 @@ impl Scorer {
             report.metrics.cited_claims,
             &self.weights,
         );
+        let mut confidence = confidence;
+        confidence::apply_support(&mut confidence, &report.claims);
         report.confidence = Some(confidence);
     }
 }

@@ -456,15 +456,51 @@ impl Bot {
                 .say(ws, reply, "That message has no text, links or sources I can read, so there is nothing to check.")
                 .await;
         }
-        let report = self
+        let mut report = self
             .pipeline
             .check_with(&answer, Some(&ws.permalinks))
             .await;
-        let outgoing = Outgoing {
-            blocks: self.pipeline.blocks(&report),
-            mrkdwn: self.pipeline.mrkdwn(&report),
+        let outgoing = self.outgoing(&report);
+        let Some(delivered) = self.deliver(ws, reply, outgoing.clone()).await else {
+            return;
         };
-        self.deliver(ws, reply, outgoing).await;
+        // The links are up; now whether their pages say what the claims say, shown by
+        // editing the same message (an edit notifies nobody).
+        if self.pipeline.check_support(&mut report).await.is_none() {
+            return;
+        }
+        let updated = self.outgoing(&report);
+        if updated.blocks == outgoing.blocks && updated.mrkdwn == outgoing.mrkdwn {
+            return;
+        }
+        self.redeliver(ws, &delivered, updated).await;
+    }
+
+    /// The report as posted: blocks, and mrkdwn for when Slack refuses them.
+    fn outgoing(&self, report: &crate::model::Report) -> Outgoing {
+        Outgoing {
+            blocks: self.pipeline.blocks(report),
+            mrkdwn: self.pipeline.mrkdwn(report),
+        }
+    }
+
+    /// Replaces a delivered report with `outgoing` in place.
+    async fn redeliver(&self, ws: &Workspace, delivered: &Delivered, outgoing: Outgoing) {
+        let result = match delivered {
+            Delivered::Message { channel, ts } => ws.api.update(channel, ts, &outgoing).await,
+            Delivered::Ephemeral { response_url, key } => {
+                self.keep_shared(ws, key, &outgoing).await;
+                let mut blocks = outgoing.blocks.blocks.clone();
+                blocks.push(share_button(key));
+                let mut message =
+                    ResponseMessage::with_blocks("ephemeral", &outgoing.blocks.text, blocks);
+                message.replace_original = Some(true);
+                ws.api.respond(response_url, &message).await
+            }
+        };
+        if let Err(error) = result {
+            tracing::warn!(%error, "cannot show the support check in the posted sources");
+        }
     }
 
     /// The answer a subject names; `Ok(Err(why))` when there is none to check, with one
@@ -517,8 +553,14 @@ impl Bot {
         })
     }
 
-    /// Posts the report where it belongs; says why when it cannot.
-    async fn deliver(&self, ws: &Workspace, reply: &Reply, outgoing: Outgoing) {
+    /// Posts the report where it belongs (and says where it went); says why when it
+    /// cannot.
+    async fn deliver(
+        &self,
+        ws: &Workspace,
+        reply: &Reply,
+        outgoing: Outgoing,
+    ) -> Option<Delivered> {
         match reply {
             Reply::Thread {
                 channel,
@@ -526,7 +568,10 @@ impl Bot {
                 user,
                 response_url,
             } => match ws.api.post(channel, Some(thread_ts), &outgoing).await {
-                Ok(_) => {}
+                Ok(ts) => Some(Delivered::Message {
+                    channel: channel.clone(),
+                    ts,
+                }),
                 Err(error) => {
                     tracing::warn!(%error, channel, "cannot post the sources");
                     let why = match error.code() {
@@ -535,6 +580,7 @@ impl Bot {
                     };
                     self.tell(ws, channel, user.as_deref(), response_url.as_deref(), &why)
                         .await;
+                    None
                 }
             },
             Reply::Ephemeral { response_url } => {
@@ -549,8 +595,26 @@ impl Bot {
                     if let Err(error) = ws.api.respond(response_url, &plain).await {
                         tracing::error!(%error, "cannot answer the command, even as plain text");
                     }
+                    return None;
                 }
+                Some(Delivered::Ephemeral {
+                    response_url: response_url.clone(),
+                    key,
+                })
             }
+        }
+    }
+
+    /// Keeps `outgoing` under `key` for the "Share in channel" button.
+    async fn keep_shared(&self, ws: &Workspace, key: &str, outgoing: &Outgoing) {
+        let message = ResponseMessage::with_blocks(
+            "in_channel",
+            &outgoing.blocks.text,
+            outgoing.blocks.blocks.clone(),
+        );
+        match serde_json::to_value(&message) {
+            Ok(value) => ws.state.keep_share(key, value).await,
+            Err(error) => tracing::warn!(%error, "cannot keep the report for sharing"),
         }
     }
 
@@ -564,15 +628,7 @@ impl Bot {
             "{nanos:x}-{:x}",
             self.next_key.fetch_add(1, Ordering::Relaxed)
         );
-        let message = ResponseMessage::with_blocks(
-            "in_channel",
-            &outgoing.blocks.text,
-            outgoing.blocks.blocks.clone(),
-        );
-        match serde_json::to_value(&message) {
-            Ok(value) => ws.state.keep_share(&key, value).await,
-            Err(error) => tracing::warn!(%error, "cannot keep the report for sharing"),
-        }
+        self.keep_shared(ws, &key, outgoing).await;
         key
     }
 
@@ -646,6 +702,24 @@ impl Bot {
             tracing::warn!(%error, channel, "cannot tell the person either");
         }
     }
+}
+
+/// Where a report went, so it can be replaced in place.
+enum Delivered {
+    /// A message in a channel or thread.
+    Message {
+        /// The channel.
+        channel: String,
+        /// The message's `ts`.
+        ts: String,
+    },
+    /// An ephemeral answer through a `response_url`, with its share key.
+    Ephemeral {
+        /// The response URL (usable five times in 30 minutes).
+        response_url: String,
+        /// The key its "Share in channel" button carries.
+        key: String,
+    },
 }
 
 /// Slack's error in a few words for people.

@@ -330,10 +330,14 @@ impl Bot {
                 None => "not_worth_a_reply",
             };
         }
-        let report = self
+        let mut report = self
             .pipeline
             .check_with(&read.answer, Some(&ws.permalinks))
             .await;
+        if previous.is_some() {
+            // A reply is up already: it changes once, to the whole result.
+            self.pipeline.check_support(&mut report).await;
+        }
         let outgoing = Outgoing {
             blocks: self.pipeline.blocks(&report),
             mrkdwn: self.pipeline.mrkdwn(&report),
@@ -383,19 +387,33 @@ impl Bot {
                 let thread_ts = thread_of(&meta).unwrap_or_else(|| key.ts.clone());
                 match ws.api.post(&key.channel, Some(&thread_ts), &outgoing).await {
                     Ok(ts) => {
-                        ws.state
-                            .remember_reply(
-                                key,
-                                ReplyRecord {
-                                    channel: key.channel.clone(),
-                                    ts,
-                                    content_digest: content,
-                                    shown_digest: shown,
-                                    version,
-                                    deleted: false,
-                                },
-                            )
-                            .await;
+                        let mut record = ReplyRecord {
+                            channel: key.channel.clone(),
+                            ts,
+                            content_digest: content,
+                            shown_digest: shown,
+                            version,
+                            deleted: false,
+                        };
+                        ws.state.remember_reply(key, record.clone()).await;
+                        // The links are up; then whether their pages say it, in place.
+                        if self.pipeline.check_support(&mut report).await.is_some() {
+                            let updated = Outgoing {
+                                blocks: self.pipeline.blocks(&report),
+                                mrkdwn: self.pipeline.mrkdwn(&report),
+                            };
+                            let updated_digest = shown_digest(&updated);
+                            if updated_digest != shown
+                                && ws
+                                    .api
+                                    .update(&record.channel, &record.ts, &updated)
+                                    .await
+                                    .is_ok()
+                            {
+                                record.shown_digest = updated_digest;
+                                ws.state.remember_reply(key, record).await;
+                            }
+                        }
                         "posted"
                     }
                     Err(error) => {

@@ -29,6 +29,11 @@ pub const FEATURE_NAMES: [&str; 16] = [
     "long_word_recall",
 ];
 
+/// The direction each feature may push the score in (1: more means more support, -1:
+/// less, 0: either), in [`FEATURE_NAMES`] order. The fitted model keeps to them, so
+/// that less overlap never raises the score, however the features lean on each other.
+pub const FEATURE_SIGNS: [i8; 16] = [1, 1, 1, 1, 1, 1, -1, 1, -1, 1, 0, 0, 1, -1, 0, 1];
+
 /// The index of `recall_page` in [`FEATURE_NAMES`].
 pub const RECALL_PAGE: usize = 2;
 

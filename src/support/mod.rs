@@ -8,6 +8,7 @@
 //! It runs offline, with nothing to download; what "supported" means and how often the
 //! scorer agrees with experts is in the README ("Does the source say it?").
 
+pub mod check;
 pub mod features;
 pub mod jsonl;
 pub mod model;
@@ -24,37 +25,14 @@ use serde::{Deserialize, Serialize};
 /// is too kind to them.)
 pub const MIN_OVERLAP: f64 = 0.1;
 
+/// "Partly supported" needs at least this share of the claim's content words on the
+/// page: a page that shares a word or two with a claim does not partly support it.
+pub const MIN_PARTLY_OVERLAP: f64 = 0.25;
+
 /// Longest quote kept from a page, in characters.
 pub const MAX_QUOTE_CHARS: usize = 320;
 
-/// Whether a page supports a claim.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum SupportVerdict {
-    /// The page says what the claim says.
-    #[serde(rename = "supported")]
-    Supported,
-    /// The page says part of it, or something close.
-    #[serde(rename = "partly supported")]
-    PartlySupported,
-    /// The page does not say it.
-    #[serde(rename = "not supported")]
-    NotSupported,
-    /// There is no text to judge (the page could not be read, or is empty).
-    #[serde(rename = "unreadable")]
-    Unreadable,
-}
-
-impl SupportVerdict {
-    /// The verdict as people read it (`"partly supported"`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SupportVerdict::Supported => "supported",
-            SupportVerdict::PartlySupported => "partly supported",
-            SupportVerdict::NotSupported => "not supported",
-            SupportVerdict::Unreadable => "unreadable",
-        }
-    }
-}
+pub use crate::model::SupportVerdict;
 
 /// How far a page supports a claim.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -101,7 +79,12 @@ impl SupportScorer {
 
     /// How far `evidence` (the page's text, or passages from it) supports `claim`.
     pub fn score(&self, claim: &str, evidence: &[&str]) -> Support {
-        let page = Page::new(evidence);
+        self.score_page(claim, &Page::new(evidence))
+    }
+
+    /// How far `page` (already cut into sentences, to judge several claims against one
+    /// page) supports `claim`.
+    pub fn score_page(&self, claim: &str, page: &Page<'_>) -> Support {
         if page.is_empty() {
             return Support {
                 score: 0.0,
@@ -109,11 +92,12 @@ impl SupportScorer {
                 quote: None,
             };
         }
-        let measured = features::features(claim, &page);
+        let measured = features::features(claim, page);
         let score = self.probability(&measured.values);
+        let overlap = measured.values[features::RECALL_PAGE];
         let verdict = if score >= self.model.supported_at {
             SupportVerdict::Supported
-        } else if score >= self.model.partly_at {
+        } else if score >= self.model.partly_at && overlap >= MIN_PARTLY_OVERLAP {
             SupportVerdict::PartlySupported
         } else {
             SupportVerdict::NotSupported

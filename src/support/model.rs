@@ -5,7 +5,7 @@
 //! verdict of the probability. [`fit`] is the fitting itself (Newton's method with a
 //! small L2 penalty), so that anyone can reproduce the weights.
 
-use super::features::FEATURE_NAMES;
+use super::features::{FEATURE_NAMES, FEATURE_SIGNS};
 use serde::{Deserialize, Serialize};
 
 /// A fitted model, as `weights.json` keeps it.
@@ -99,9 +99,29 @@ fn sigmoid(z: f64) -> f64 {
 
 /// Fits a logistic regression of `labels` on `rows` (each [`FEATURE_NAMES`] long):
 /// features standardised, Newton's method with an L2 penalty `l2` on the weights (not
-/// the intercept), 50 iterations at most. The cut-offs are left at 0.5; the caller
-/// sets them.
+/// the intercept), 50 iterations at most. A weight whose sign goes against
+/// [`FEATURE_SIGNS`] is set to zero and the rest refitted, until all keep to theirs.
+/// The cut-offs are left at 0.5; the caller sets them.
 pub fn fit(rows: &[Vec<f64>], labels: &[bool], l2: f64, fitted_on: &str) -> Model {
+    let mut used = [true; FEATURE_NAMES.len()];
+    loop {
+        let model = fit_with(rows, labels, l2, fitted_on, &used);
+        let wrong: Vec<usize> = (0..used.len())
+            .filter(|&j| used[j] && f64::from(FEATURE_SIGNS[j]) * model.weights[j] < 0.0)
+            .collect();
+        // Drop the worst offender only: the others may come right without it.
+        match wrong
+            .into_iter()
+            .max_by(|&a, &b| model.weights[a].abs().total_cmp(&model.weights[b].abs()))
+        {
+            Some(j) => used[j] = false,
+            None => return model,
+        }
+    }
+}
+
+/// [`fit`] over the features `used` marks (the others get weight 0).
+fn fit_with(rows: &[Vec<f64>], labels: &[bool], l2: f64, fitted_on: &str, used: &[bool]) -> Model {
     let n = FEATURE_NAMES.len();
     let count = rows.len().max(1) as f64;
     let mut mean = vec![0.0; n];
@@ -126,7 +146,8 @@ pub fn fit(rows: &[Vec<f64>], labels: &[bool], l2: f64, fitted_on: &str) -> Mode
                 .iter()
                 .zip(&mean)
                 .zip(&scale)
-                .map(|((v, m), s)| (v - m) / s)
+                .zip(used)
+                .map(|(((v, m), s), u)| if *u { (v - m) / s } else { 0.0 })
                 .collect();
             z.push(1.0);
             z

@@ -290,3 +290,65 @@ async fn read_body(mut response: reqwest::Response, max: usize) -> Result<(Vec<u
         }
     }
 }
+
+impl super::Verifier {
+    /// Pages remembered now.
+    pub fn cached_pages(&self) -> usize {
+        self.inner.pages.len()
+    }
+
+    /// Bytes of the pages remembered now (text, title and URL of each, roughly).
+    pub fn cached_page_bytes(&self) -> usize {
+        self.inner.pages.bytes()
+    }
+
+    /// Reads the page at `url` into text ([`crate::page`]), through the same guard,
+    /// resolver and per-host caps as the probes: at most
+    /// [`VerifySettings::fetch_max_bytes`] read (the page is then marked truncated),
+    /// within [`VerifySettings::fetch_timeout`] from the moment a slot is free. The
+    /// result is remembered by URL (without its fragment) as long as a verdict would
+    /// be, and concurrent reads of one URL share one fetch. Never fails: a page that
+    /// cannot be read says why. Neither the body nor the text is logged.
+    pub async fn fetch_page(&self, url: &str) -> Arc<PageRead> {
+        let mut url = match Url::parse(url) {
+            Ok(url) => url,
+            Err(error) => {
+                return Arc::new(PageRead::Unreadable(format!("not a valid link: {error}")))
+            }
+        };
+        if let Err(refusal) = judge_url(&url, &self.inner.policy) {
+            return Arc::new(PageRead::Unreadable(refusal.to_string()));
+        }
+        // The page is the same whatever part of it the link points at.
+        url.set_fragment(None);
+        let key = url.to_string();
+        let host = url.host_str().unwrap_or_default().to_string();
+        let started = Instant::now();
+        let (page, cached) = self
+            .inner
+            .pages
+            .get_or_fetch(&key, async {
+                let slot = self.inner.limits.acquire(&host).await;
+                let fetched = self.inner.fetcher.fetch(&url).await;
+                if fetched.answered {
+                    slot.host_answered();
+                }
+                fetched
+            })
+            .await;
+        let (outcome, chars, truncated) = match &*page {
+            PageRead::Read(page) => ("read", page.text.len(), page.truncated),
+            PageRead::Unreadable(_) => ("unreadable", 0, false),
+        };
+        tracing::debug!(
+            url = %key,
+            outcome,
+            text_bytes = chars,
+            truncated,
+            cached,
+            elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            "page fetched"
+        );
+        page
+    }
+}
