@@ -276,7 +276,7 @@ fn token(word: &str, number: bool, sentence_start: bool) -> Token {
     }
 }
 
-/// Drops citation markers and a leading "[n] URL" line from an evidence passage as
+/// Drops citation markers and a leading "`[n] URL`" line from an evidence passage as
 /// ExpertQA and answer pipelines give them.
 pub fn strip_evidence_header(passage: &str) -> &str {
     let trimmed = passage.trim_start();

@@ -304,8 +304,8 @@ impl super::Verifier {
 
     /// Reads the page at `url` into text ([`crate::page`]), through the same guard,
     /// resolver and per-host caps as the probes: at most
-    /// [`VerifySettings::fetch_max_bytes`] read (the page is then marked truncated),
-    /// within [`VerifySettings::fetch_timeout`] from the moment a slot is free. The
+    /// [`super::VerifySettings::fetch_max_bytes`] read (the page is then marked truncated),
+    /// within [`super::VerifySettings::fetch_timeout`] from the moment a slot is free. The
     /// result is remembered by URL (without its fragment) as long as a verdict would
     /// be, and concurrent reads of one URL share one fetch. Never fails: a page that
     /// cannot be read says why. Neither the body nor the text is logged.
