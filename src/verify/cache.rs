@@ -6,13 +6,13 @@
 //! is being probed wait for that probe instead of starting their own; if the probe is
 //! abandoned (its answer's deadline passed), the next waiter takes over.
 
+use super::flights::Flights;
 use crate::model::{Verdict, VerdictClass};
 use crate::state::BotState;
 use dashmap::DashMap;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::sync::OnceCell;
 
 /// What a probe produced, and whether it may be remembered.
 #[derive(Debug, Clone)]
@@ -38,7 +38,7 @@ struct Entry {
 /// Verdicts by canonical URL, with in-flight coalescing.
 pub(crate) struct VerdictCache {
     entries: DashMap<String, Entry>,
-    in_flight: DashMap<String, Arc<OnceCell<Probed>>>,
+    in_flight: Flights<Probed>,
     ttl_verified: Duration,
     ttl_failed: Duration,
     max_entries: usize,
@@ -52,7 +52,7 @@ impl VerdictCache {
     pub(crate) fn new(ttl_verified: Duration, ttl_failed: Duration, max_entries: usize) -> Self {
         VerdictCache {
             entries: DashMap::new(),
-            in_flight: DashMap::new(),
+            in_flight: Flights::default(),
             ttl_verified,
             ttl_failed,
             max_entries,
@@ -170,51 +170,25 @@ impl VerdictCache {
                 return (remembered(verdict), true);
             }
         }
-        let cell = self
+        let probed = self
             .in_flight
-            .entry(key.to_string())
-            .or_insert_with(|| Arc::new(OnceCell::new()))
-            .clone();
-        let joined = InFlight {
-            table: &self.in_flight,
-            key,
-            cell,
-        };
-        let probed = joined
-            .cell
-            .get_or_init(|| async {
-                let probed = probe.await;
-                if probed.cacheable {
-                    self.insert(key, probed.verdict.clone());
-                    if let Some(shared) = &self.shared {
-                        let ttl = self.ttl_for(&probed.verdict);
-                        shared.share_verdict(key, &probed.verdict, ttl).await;
+            .run(
+                key,
+                async {
+                    let probed = probe.await;
+                    if probed.cacheable {
+                        self.insert(key, probed.verdict.clone());
+                        if let Some(shared) = &self.shared {
+                            let ttl = self.ttl_for(&probed.verdict);
+                            shared.share_verdict(key, &probed.verdict, ttl).await;
+                        }
                     }
-                }
-                probed
-            })
-            .await
-            .clone();
+                    probed
+                },
+                Probed::clone,
+            )
+            .await;
         (probed, false)
-    }
-}
-
-/// Takes a URL out of the in-flight table when its check ends: always once the probe
-/// finished (later checks read the cache), and when it was abandoned only if nobody else
-/// waits on it (a waiter takes the probe over). Runs under the table's shard lock, so
-/// a check that joins concurrently is counted.
-struct InFlight<'a> {
-    table: &'a DashMap<String, Arc<OnceCell<Probed>>>,
-    key: &'a str,
-    cell: Arc<OnceCell<Probed>>,
-}
-
-impl Drop for InFlight<'_> {
-    fn drop(&mut self) {
-        let finished = self.cell.initialized();
-        self.table.remove_if(self.key, |_, running| {
-            Arc::ptr_eq(running, &self.cell) && (finished || Arc::strong_count(running) <= 2)
-        });
     }
 }
 

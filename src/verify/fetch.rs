@@ -10,10 +10,12 @@
 //! Neither the body nor the text is ever logged.
 
 use super::guard::{judge_url, GuardPolicy, UrlRefusal};
-use super::probe::{classify_error, judge_failure, seconds, without_fragment, MAX_REDIRECTS};
+use super::probe::{
+    classify_error, guarded_client, judge_failure, seconds, without_fragment, MAX_REDIRECTS,
+};
 use super::resolve::GuardedResolver;
 use crate::page::{self, PageRead};
-use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, CONTENT_ENCODING, CONTENT_TYPE, LOCATION};
+use reqwest::header::{CONTENT_ENCODING, CONTENT_TYPE, LOCATION};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use url::Url;
@@ -97,20 +99,9 @@ impl Fetcher {
         per_host: usize,
         user_agent: &str,
     ) -> Result<Fetcher, reqwest::Error> {
-        let mut headers = HeaderMap::new();
-        headers.insert(ACCEPT, HeaderValue::from_static(ACCEPT_VALUE));
-        let client = reqwest::Client::builder()
-            .user_agent(user_agent)
-            .default_headers(headers)
-            .redirect(reqwest::redirect::Policy::none())
-            .referer(false)
-            .no_proxy()
+        let client = guarded_client(resolver, per_host, user_agent, ACCEPT_VALUE)
             .gzip(true)
             .brotli(true)
-            .dns_resolver(Arc::new(resolver))
-            .pool_max_idle_per_host(per_host)
-            .pool_idle_timeout(Duration::from_secs(30))
-            .tcp_nodelay(true)
             .build()?;
         Ok(Fetcher {
             client,

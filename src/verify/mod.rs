@@ -22,6 +22,7 @@
 
 mod cache;
 mod fetch;
+mod flights;
 pub mod guard;
 mod health;
 mod limits;

@@ -9,12 +9,12 @@
 //! they are held for map operations only, never across an await.
 
 use super::fetch::Fetched;
+use super::flights::Flights;
 use crate::page::PageRead;
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
-use tokio::sync::OnceCell;
 
 struct Entry {
     page: Arc<PageRead>,
@@ -37,12 +37,10 @@ impl Table {
     }
 }
 
-type Flights = HashMap<String, Arc<OnceCell<Fetched>>>;
-
 /// Pages by URL, with in-flight coalescing.
 pub(crate) struct PageCache {
     table: Mutex<Table>,
-    in_flight: Mutex<Flights>,
+    in_flight: Flights<Fetched>,
     ttl_read: Duration,
     ttl_failed: Duration,
     max_entries: usize,
@@ -78,7 +76,7 @@ impl PageCache {
     ) -> PageCache {
         PageCache {
             table: Mutex::new(Table::default()),
-            in_flight: Mutex::new(HashMap::new()),
+            in_flight: Flights::default(),
             ttl_read,
             ttl_failed,
             max_entries,
@@ -179,49 +177,21 @@ impl PageCache {
         if let Some(page) = self.get(key) {
             return (page, true);
         }
-        let cell = lock(&self.in_flight)
-            .entry(key.to_string())
-            .or_insert_with(|| Arc::new(OnceCell::new()))
-            .clone();
-        let joined = InFlight {
-            table: &self.in_flight,
-            key,
-            cell,
-        };
-        let fetched = joined
-            .cell
-            .get_or_init(|| async {
-                let fetched = fetch.await;
-                if fetched.cacheable {
-                    self.insert(key, fetched.page.clone());
-                }
-                fetched
-            })
+        let page = self
+            .in_flight
+            .run(
+                key,
+                async {
+                    let fetched = fetch.await;
+                    if fetched.cacheable {
+                        self.insert(key, fetched.page.clone());
+                    }
+                    fetched
+                },
+                |fetched| fetched.page.clone(),
+            )
             .await;
-        (fetched.page.clone(), false)
-    }
-}
-
-/// Takes a URL out of the in-flight table when its check ends: always once the fetch
-/// finished (later checks read the cache), and when it was abandoned only if nobody else
-/// waits on it (a waiter takes the fetch over). Runs under the table's lock, so a check
-/// that joins concurrently is counted.
-struct InFlight<'a> {
-    table: &'a Mutex<Flights>,
-    key: &'a str,
-    cell: Arc<OnceCell<Fetched>>,
-}
-
-impl Drop for InFlight<'_> {
-    fn drop(&mut self) {
-        let finished = self.cell.initialized();
-        let mut table = lock(self.table);
-        let done = table.get(self.key).is_some_and(|running| {
-            Arc::ptr_eq(running, &self.cell) && (finished || Arc::strong_count(running) <= 2)
-        });
-        if done {
-            table.remove(self.key);
-        }
+        (page, false)
     }
 }
 
@@ -320,7 +290,7 @@ mod tests {
             .get_or_fetch("https://e.com/", async { fetched(read("other")) })
             .await;
         assert!(cached);
-        assert!(lock(&cache.in_flight).is_empty());
+        assert!(cache.in_flight.is_empty());
     }
 
     #[tokio::test]
@@ -339,7 +309,7 @@ mod tests {
         );
         assert!(slow.await.is_err());
         assert!(
-            lock(&cache.in_flight).is_empty(),
+            cache.in_flight.is_empty(),
             "an abandoned fetch stays in flight"
         );
         let (page, cached) = cache

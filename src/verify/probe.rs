@@ -76,6 +76,30 @@ struct Trace {
     redirects: usize,
 }
 
+/// The HTTP client setup every request to a cited link goes through (probes and page
+/// reads alike): names resolved only through `resolver`, no system proxy, no cookies,
+/// no referer, no redirect followed by itself (the caller judges every hop), `accept`
+/// as `Accept`, at most `per_host` idle connections kept per host.
+pub(crate) fn guarded_client(
+    resolver: GuardedResolver,
+    per_host: usize,
+    user_agent: &str,
+    accept: &'static str,
+) -> reqwest::ClientBuilder {
+    let mut headers = HeaderMap::new();
+    headers.insert(ACCEPT, HeaderValue::from_static(accept));
+    reqwest::Client::builder()
+        .user_agent(user_agent)
+        .default_headers(headers)
+        .redirect(reqwest::redirect::Policy::none())
+        .referer(false)
+        .no_proxy()
+        .dns_resolver(Arc::new(resolver))
+        .pool_max_idle_per_host(per_host)
+        .pool_idle_timeout(Duration::from_secs(30))
+        .tcp_nodelay(true)
+}
+
 impl Prober {
     /// A prober whose client resolves names only through `resolver`, ignores system
     /// proxies, keeps no cookies and follows no redirect by itself.
@@ -86,21 +110,10 @@ impl Prober {
         per_host: usize,
         user_agent: &str,
     ) -> Result<Prober, reqwest::Error> {
-        let mut headers = HeaderMap::new();
-        headers.insert(ACCEPT, HeaderValue::from_static(ACCEPT_VALUE));
-        let client = reqwest::Client::builder()
-            .user_agent(user_agent)
-            .default_headers(headers)
-            .redirect(reqwest::redirect::Policy::none())
-            .referer(false)
-            .no_proxy()
+        let client = guarded_client(resolver, per_host, user_agent, ACCEPT_VALUE)
             // A probe never reads a body: it asks for none compressed.
             .no_gzip()
             .no_brotli()
-            .dns_resolver(Arc::new(resolver))
-            .pool_max_idle_per_host(per_host)
-            .pool_idle_timeout(Duration::from_secs(30))
-            .tcp_nodelay(true)
             .build()?;
         Ok(Prober {
             client,
