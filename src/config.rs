@@ -42,6 +42,8 @@ pub struct Config {
     pub score: ScoreSettings,
     /// Whether cited pages are read to see if they support their claims.
     pub support: crate::support::check::SupportSettings,
+    /// The language model, when one is configured (`SOURCEBOT_LLM_URL`).
+    pub llm: Option<crate::llm::LlmSettings>,
 }
 
 impl Default for Config {
@@ -53,6 +55,7 @@ impl Default for Config {
             verify: VerifySettings::default(),
             score: ScoreSettings::default(),
             support: crate::support::check::SupportSettings::default(),
+            llm: None,
         }
     }
 }
@@ -96,6 +99,9 @@ pub const SUPPORT: &str = "SOURCEBOT_SUPPORT";
 /// `SOURCEBOT_SUPPORT_TIMEOUT`: how long the support check of one answer may take
 /// (`8s`); pages not read by then are left unjudged.
 pub const SUPPORT_TIMEOUT: &str = "SOURCEBOT_SUPPORT_TIMEOUT";
+/// `SOURCEBOT_SUPPORT_JUDGE`: `llm` (the default) lets the language model judge
+/// support when `SOURCEBOT_LLM_URL` is set; `builtin` keeps the built-in scorer.
+pub const SUPPORT_JUDGE: &str = "SOURCEBOT_SUPPORT_JUDGE";
 /// The largest page read accepted for `SOURCEBOT_FETCH_MAX_BYTES`: 64 MiB.
 pub const MAX_FETCH_MAX_BYTES: usize = 64 << 20;
 
@@ -157,6 +163,31 @@ impl Config {
         if let Some((name, value)) = get(SUPPORT_TIMEOUT) {
             config.support.budget =
                 duration(name, &value, Duration::from_millis(100), MAX_VERIFY_TIMEOUT)?;
+        }
+        config.llm = crate::llm::LlmSettings::from_lookup(&get)?;
+        if let Some((name, value)) = get(SUPPORT_JUDGE) {
+            config.support.use_model = match value.trim().to_ascii_lowercase().as_str() {
+                "llm" if config.llm.is_some() => true,
+                "llm" => {
+                    return Err(ConfigError {
+                        name,
+                        value,
+                        expected: format!(
+                            "llm needs a language model: set {} and {}",
+                            crate::llm::LLM_URL,
+                            crate::llm::LLM_MODEL
+                        ),
+                    })
+                }
+                "builtin" => false,
+                _ => {
+                    return Err(ConfigError {
+                        name,
+                        value,
+                        expected: "expected llm or builtin".to_string(),
+                    })
+                }
+            };
         }
         Ok(config)
     }

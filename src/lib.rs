@@ -54,6 +54,7 @@ pub mod audit;
 pub mod collect;
 pub mod config;
 pub mod install;
+pub mod llm;
 pub mod metrics;
 pub mod model;
 pub mod mrkdwn;

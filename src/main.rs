@@ -333,18 +333,20 @@ fn check_and_verify(answer: &Answer, config: &Config) -> anyhow::Result<Report> 
         .await;
         end_progress_line(bar).await;
         let mut report = report;
-        if config.support.enabled && report.verification.performed {
-            let bar = progress_line("reading cited pages {elapsed}", || (0, 0, String::new()));
-            let support = Arc::new(sourcebot::support::SupportScorer::builtin()?);
-            sourcebot::support::check::check_support(
-                &mut report,
-                &verifier,
-                &support,
-                &config.support,
-            )
-            .await;
-            scorer.score_report(&mut report);
-            end_progress_line(bar).await;
+        if report.verification.performed {
+            if let Some(judges) = sourcebot::pipeline::support_judges(config, None, None) {
+                let bar = progress_line("reading cited pages {elapsed}", || (0, 0, String::new()));
+                sourcebot::support::check::check_support(
+                    &mut report,
+                    &verifier,
+                    None,
+                    &judges,
+                    &config.support,
+                )
+                .await;
+                scorer.score_report(&mut report);
+                end_progress_line(bar).await;
+            }
         }
         Ok(report)
     })

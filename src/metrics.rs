@@ -61,6 +61,47 @@ pub struct AnswerLabels {
     pub outcome: String,
 }
 
+/// Labels of a call to the language model.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct LlmCallLabels {
+    /// What it was for (`support`).
+    pub purpose: String,
+    /// `ok`, `cached`, or why it failed (`timeout`, `rate_limited`, `malformed`…).
+    pub outcome: String,
+}
+
+/// Labels of tokens the language model used.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct LlmTokenLabels {
+    /// What they were for (`support`).
+    pub purpose: String,
+    /// `prompt` or `completion`.
+    pub kind: String,
+}
+
+/// Labels of a latency histogram by purpose.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct PurposeLabels {
+    /// What the call was for (`support`).
+    pub purpose: String,
+}
+
+/// Labels of a cited page the support check handled.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct SupportPageLabels {
+    /// `read`, `unreadable` or `skipped` (over the limit or out of time).
+    pub result: String,
+}
+
+/// Labels of a claim judged against a source.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct SupportJudgementLabels {
+    /// `supported`, `partly_supported`, `not_supported` or `unreadable`.
+    pub verdict: String,
+    /// `builtin` or `llm`.
+    pub judge: String,
+}
+
 /// The metrics of one process.
 pub struct Metrics {
     registry: Registry,
@@ -72,6 +113,11 @@ pub struct Metrics {
     read_skips: Family<SkipLabels, Counter>,
     watched_answers: Family<AnswerLabels, Counter>,
     shared_state_up: Gauge,
+    llm_calls: Family<LlmCallLabels, Counter>,
+    llm_tokens: Family<LlmTokenLabels, Counter>,
+    llm_seconds: Family<PurposeLabels, Histogram>,
+    support_pages: Family<SupportPageLabels, Counter>,
+    support_judgements: Family<SupportJudgementLabels, Counter>,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -85,6 +131,9 @@ impl std::fmt::Debug for Metrics {
 const PROBE_BUCKETS: [f64; 12] = [
     0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 2.5, 5.0, 10.0,
 ];
+
+/// Upper bounds of the language model's latency buckets, in seconds.
+const LLM_BUCKETS: [f64; 10] = [0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 6.0, 10.0, 20.0, 60.0];
 
 impl Metrics {
     /// Empty metrics, registered under the `sourcebot_` prefix.
@@ -139,7 +188,44 @@ impl Metrics {
             "1 while the bot's state store answers (always 1 in memory), 0 while shared state (Redis) is away",
             shared_state_up.clone(),
         );
+        let llm_calls = Family::<LlmCallLabels, Counter>::default();
+        registry.register(
+            "llm_calls",
+            "Questions to the language model, by purpose and outcome (ok, cached, or why it failed and the built-in rules took over)",
+            llm_calls.clone(),
+        );
+        let llm_tokens = Family::<LlmTokenLabels, Counter>::default();
+        registry.register(
+            "llm_tokens",
+            "Tokens the language model reported using, by purpose and kind (prompt, completion)",
+            llm_tokens.clone(),
+        );
+        let llm_seconds = Family::<PurposeLabels, Histogram>::new_with_constructor(|| {
+            Histogram::new(LLM_BUCKETS)
+        });
+        registry.register(
+            "llm_call_duration_seconds",
+            "Time of each call to the language model that went to the network",
+            llm_seconds.clone(),
+        );
+        let support_pages = Family::<SupportPageLabels, Counter>::default();
+        registry.register(
+            "support_pages",
+            "Cited pages the support check handled, by result (read, unreadable, skipped)",
+            support_pages.clone(),
+        );
+        let support_judgements = Family::<SupportJudgementLabels, Counter>::default();
+        registry.register(
+            "support_judgements",
+            "Claims judged against a cited source, by verdict and judge (builtin, llm)",
+            support_judgements.clone(),
+        );
         Arc::new(Metrics {
+            llm_calls,
+            llm_tokens,
+            llm_seconds,
+            support_pages,
+            support_judgements,
             registry,
             requests,
             links,
@@ -212,6 +298,57 @@ impl Metrics {
         self.watched_answers
             .get_or_create(&AnswerLabels {
                 outcome: outcome.to_string(),
+            })
+            .inc();
+    }
+
+    /// Counts a question to the language model for `purpose` that ended with `outcome`;
+    /// `seconds` is its time when it went to the network.
+    pub fn llm_call(&self, purpose: &str, outcome: &str, seconds: Option<f64>) {
+        self.llm_calls
+            .get_or_create(&LlmCallLabels {
+                purpose: purpose.to_string(),
+                outcome: outcome.to_string(),
+            })
+            .inc();
+        if let Some(seconds) = seconds {
+            self.llm_seconds
+                .get_or_create(&PurposeLabels {
+                    purpose: purpose.to_string(),
+                })
+                .observe(seconds);
+        }
+    }
+
+    /// Counts the tokens a call for `purpose` used.
+    pub fn llm_tokens(&self, purpose: &str, prompt: u64, completion: u64) {
+        for (kind, count) in [("prompt", prompt), ("completion", completion)] {
+            self.llm_tokens
+                .get_or_create(&LlmTokenLabels {
+                    purpose: purpose.to_string(),
+                    kind: kind.to_string(),
+                })
+                .inc_by(count);
+        }
+    }
+
+    /// Counts `count` cited pages the support check handled with `result`.
+    pub fn support_pages(&self, result: &str, count: usize) {
+        if count > 0 {
+            self.support_pages
+                .get_or_create(&SupportPageLabels {
+                    result: result.to_string(),
+                })
+                .inc_by(count as u64);
+        }
+    }
+
+    /// Counts a claim judged against a source with `verdict` by `judge`.
+    pub fn support_judgement(&self, verdict: &str, judge: &str) {
+        self.support_judgements
+            .get_or_create(&SupportJudgementLabels {
+                verdict: verdict.to_string(),
+                judge: judge.to_string(),
             })
             .inc();
     }

@@ -476,6 +476,18 @@ impl SupportVerdict {
     }
 }
 
+/// Who judged whether a source supports a claim.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SupportJudge {
+    /// The built-in scorer (offline, fitted on expert judgements).
+    #[default]
+    #[serde(rename = "builtin")]
+    Builtin,
+    /// The language model configured with `SOURCEBOT_LLM_URL`.
+    #[serde(rename = "llm")]
+    Llm,
+}
+
 /// How far one cited source supports a claim.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClaimSupport {
@@ -488,9 +500,13 @@ pub struct ClaimSupport {
     /// The passage of the page that best supports the claim.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quote: Option<String>,
-    /// Why the page could not be judged, when it could not.
+    /// Why the page could not be judged, when it could not; the model's reason, when
+    /// the model judged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Who judged: the built-in scorer or the language model.
+    #[serde(default)]
+    pub judge: SupportJudge,
 }
 
 impl Claim {

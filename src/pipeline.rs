@@ -11,7 +11,8 @@ use crate::metrics::Metrics;
 use crate::model::{Answer, Report};
 use crate::render::{self, blocks::BlockMessage};
 use crate::score::Scorer;
-use crate::support::check::{check_support, SupportOutcome};
+use crate::support::check::{check_support, SupportJudges, SupportOutcome};
+use crate::support::judge::LlmJudge;
 use crate::support::SupportScorer;
 use crate::verify::{InternalChecker, Progress, Verifier, VerifyError};
 use std::sync::Arc;
@@ -23,7 +24,7 @@ pub struct Pipeline {
     verifier: Option<Verifier>,
     scorer: Scorer,
     /// Judges whether cited pages support their claims (`None` when turned off).
-    support: Option<Arc<SupportScorer>>,
+    support: Option<SupportJudges>,
 }
 
 /// Builds a [`Pipeline`]. Links are probed unless [`PipelineBuilder::verify`] is given
@@ -97,14 +98,14 @@ impl PipelineBuilder {
             (true, Some(verifier)) => Some(verifier),
             (true, None) => {
                 let mut builder = Verifier::builder().settings(config.verify.clone());
-                if let Some(metrics) = self.metrics {
-                    builder = builder.metrics(metrics);
+                if let Some(metrics) = &self.metrics {
+                    builder = builder.metrics(metrics.clone());
                 }
                 if let Some(checker) = self.internal {
                     builder = builder.internal_checker(checker);
                 }
-                if let Some(state) = self.shared {
-                    builder = builder.shared_state(state);
+                if let Some(state) = &self.shared {
+                    builder = builder.shared_state(state.clone());
                 }
                 Some(builder.build()?)
             }
@@ -112,17 +113,7 @@ impl PipelineBuilder {
         let scorer = self
             .scorer
             .unwrap_or_else(|| Scorer::from_settings(&config.score));
-        let support = if config.support.enabled {
-            match SupportScorer::builtin() {
-                Ok(scorer) => Some(Arc::new(scorer)),
-                Err(error) => {
-                    tracing::warn!(%error, "the support check is off");
-                    None
-                }
-            }
-        } else {
-            None
-        };
+        let support = support_judges(&config, self.shared, self.metrics);
         Ok(Pipeline {
             config,
             verifier,
@@ -130,6 +121,42 @@ impl PipelineBuilder {
             support,
         })
     }
+}
+
+/// The support check's judges for `config`: `None` when the check is off (or its model
+/// cannot load); the language model judges too when configured and allowed.
+pub fn support_judges(
+    config: &Config,
+    state: Option<Arc<dyn crate::state::BotState>>,
+    metrics: Option<Arc<Metrics>>,
+) -> Option<SupportJudges> {
+    if !config.support.enabled {
+        return None;
+    }
+    let builtin = match SupportScorer::builtin() {
+        Ok(scorer) => Arc::new(scorer),
+        Err(error) => {
+            tracing::warn!(%error, "the support check is off");
+            return None;
+        }
+    };
+    let llm = match &config.llm {
+        Some(settings) if config.support.use_model => {
+            match crate::llm::LlmClient::new(settings.clone(), state, metrics.clone()) {
+                Ok(client) => Some(LlmJudge::new(Arc::new(client))),
+                Err(error) => {
+                    tracing::warn!(%error, "the language model is off; the built-in scorer judges support");
+                    None
+                }
+            }
+        }
+        _ => None,
+    };
+    Some(SupportJudges {
+        builtin,
+        llm,
+        metrics,
+    })
 }
 
 impl Pipeline {
@@ -159,7 +186,18 @@ impl Pipeline {
         report: &mut Report,
         budget: std::time::Duration,
     ) -> Option<SupportOutcome> {
-        let (verifier, scorer) = (self.verifier.as_ref()?, self.support.as_ref()?);
+        self.check_support_with(report, budget, None).await
+    }
+
+    /// [`Pipeline::check_support_within`], reading internal sources (Slack messages)
+    /// through `internal` (a workspace's own checker) instead of the pipeline's.
+    pub async fn check_support_with(
+        &self,
+        report: &mut Report,
+        budget: std::time::Duration,
+        internal: Option<&Arc<dyn InternalChecker>>,
+    ) -> Option<SupportOutcome> {
+        let (verifier, judges) = (self.verifier.as_ref()?, self.support.as_ref()?);
         if !report.verification.performed {
             return None;
         }
@@ -167,7 +205,7 @@ impl Pipeline {
             budget: budget.min(self.config.support.budget),
             ..self.config.support.clone()
         };
-        let outcome = check_support(report, verifier, scorer, &settings).await;
+        let outcome = check_support(report, verifier, internal, judges, &settings).await;
         self.scorer.score_report(report);
         Some(outcome)
     }

@@ -154,6 +154,7 @@ fn claim() -> impl Strategy<Value = Claim> {
                 },
                 quote: None,
                 reason: None,
+                judge: Default::default(),
             }]
         } else {
             vec![]
@@ -357,6 +358,7 @@ fn text_accounting(s: &str) -> Result<(usize, usize), String> {
         if line.starts_with("Dangling citations: ")
             || line.starts_with("Claims that cite nothing (")
             || line.starts_with("Claims their pages do not support (")
+            || line.starts_with("Claim support (")
             || line == "Notes:"
         {
             break;

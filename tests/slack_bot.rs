@@ -736,3 +736,46 @@ async fn the_posted_sources_are_updated_in_place_with_what_the_pages_support() {
         "no second post"
     );
 }
+
+/// Cited Slack messages are read for support like web pages: through the workspace's
+/// token, with the text the permalink check already fetched (no second call).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cited_slack_messages_are_read_for_support() {
+    let h = harness().await;
+    let docs = "C0DOCS";
+    h.slack.add_message(
+        docs,
+        Message::from_user(
+            "1700001000.000100",
+            "U2",
+            "Heads up: deploys are frozen on Fridays and during public holidays from now on.",
+        ),
+    );
+    h.slack.add_message(
+        docs,
+        Message::from_user(
+            "1700001000.000200",
+            "U3",
+            "The cafeteria opens at nine and serves lunch until two.",
+        ),
+    );
+    let text = format!(
+        "<@{BOT_USER_ID}> Deploys are frozen on Fridays [1]. The company was founded in Boston in 1998 by two engineers [2].\n\n[1] {} - Freeze announcement\n[2] {} - Lunch hours",
+        support::slack::permalink(docs, "1700001000.000100", None),
+        support::slack::permalink(docs, "1700001000.000200", None),
+    );
+    let event = app_mention_event(CHANNEL, "U1", &text, "1700001000.000900", None);
+    h.event("EvSlackSupport", event, &[]).await;
+    let posts = h.slack.wait_for("chat.postMessage", 1, WAIT).await;
+    let updates = h
+        .slack
+        .wait_for("chat.update", 1, Duration::from_secs(15))
+        .await;
+    let before = posted_text(&posts[0]);
+    let after = posted_text(&updates[0]);
+    assert!(before.contains("2 verified"), "{before}");
+    assert!(after.contains("supports 1 of 1 claim"), "{after}");
+    assert!(after.contains("not in Lunch hours"), "{after}");
+    let history = h.slack.calls_to("conversations.history");
+    assert_eq!(history.len(), 2, "one call per cited message: {history:?}");
+}

@@ -403,6 +403,17 @@ async fn the_check_says_whether_each_page_supports_its_claim() {
         "{shown}"
     );
     assert!(shown.contains("founded in Boston"), "{shown}");
+    // Each judged claim with its verdict and quote.
+    assert!(shown.contains("Claim support (2 judged):"), "{shown}");
+    assert!(
+        shown.contains("      1. Freeze policy: supported — \"")
+            && shown.contains("frozen on Fridays"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("      1. Freeze policy: not supported"),
+        "{shown}"
+    );
 
     let mut off = allow_private();
     off.push(("SOURCEBOT_SUPPORT", "off".into()));

@@ -799,7 +799,10 @@ async fn run_check(
     if verify {
         // Whether the pages say it, in what is left of the request's time.
         let left = state.settings.timeout.saturating_sub(started.elapsed());
-        pipeline.check_support_within(&mut report, left).await;
+        let internal = workspace.map(|w| &w.permalinks);
+        pipeline
+            .check_support_with(&mut report, left, internal)
+            .await;
     }
     Ok(report)
 }

@@ -22,7 +22,7 @@ use super::{
     low_credibility, shown_class, source_count, source_title, support_counts, uncited,
     uncited_total, unsupported, verdict_summary, KindSection, RenderOptions, MAX_NOTES_SHOWN,
 };
-use crate::model::{Report, Source, VerdictClass};
+use crate::model::{Report, Source, SupportJudge, VerdictClass};
 
 /// Renders the report as plain text, lines joined by `\n` (no final newline).
 pub fn text(report: &Report, opts: &RenderOptions) -> String {
@@ -44,6 +44,7 @@ pub fn text(report: &Report, opts: &RenderOptions) -> String {
     }
     lines.extend(uncited_lines(report, opts));
     lines.extend(unsupported_lines(report, opts));
+    lines.extend(claim_support_lines(report, opts));
     lines.extend(note_lines(report));
     lines.join("\n")
 }
@@ -175,6 +176,60 @@ fn unsupported_lines(report: &Report, opts: &RenderOptions) -> Vec<String> {
     let shown = claims.len().min(opts.max_uncited_shown);
     if claims.len() > shown {
         lines.push(more_line(claims.len() - shown));
+    }
+    lines
+}
+
+/// Claims judged against their pages shown at most in text.
+const MAX_JUDGED_SHOWN: usize = 20;
+/// Quotes are cut to this many characters in text.
+const QUOTE_MAX_CHARS: usize = 200;
+
+/// `Claim support (N judged):`, then each judged claim and, under it, each source's
+/// verdict with its quote (and the model's reason when the model judged).
+fn claim_support_lines(report: &Report, opts: &RenderOptions) -> Vec<String> {
+    let judged: Vec<_> = report
+        .claims
+        .iter()
+        .filter(|c| !c.support.is_empty())
+        .collect();
+    if judged.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![format!("Claim support ({} judged):", judged.len())];
+    for claim in judged.iter().take(MAX_JUDGED_SHOWN) {
+        lines.push(format!(
+            "  - {}",
+            excerpt(&claim.text, opts.uncited_excerpt_chars)
+        ));
+        for support in &claim.support {
+            let mut line = format!(
+                "      {}. {}: {}",
+                support.source,
+                source_title(report, support.source),
+                support.verdict.as_str()
+            );
+            if support.judge == SupportJudge::Llm {
+                line.push_str(" (model)");
+            }
+            if let Some(quote) = support.quote.as_deref().map(clean_text) {
+                if !quote.is_empty() {
+                    line.push_str(&format!(" — \"{}\"", cut_chars(&quote, QUOTE_MAX_CHARS)));
+                }
+            }
+            if let Some(reason) = support.reason.as_deref().map(clean_text) {
+                if !reason.is_empty() {
+                    line.push_str(&format!(" ({})", cut_chars(&reason, REASON_MAX_CHARS)));
+                }
+            }
+            lines.push(line);
+        }
+    }
+    if judged.len() > MAX_JUDGED_SHOWN {
+        lines.push(format!(
+            "  …and {} more (--format json lists them all)",
+            judged.len() - MAX_JUDGED_SHOWN
+        ));
     }
     lines
 }

@@ -477,6 +477,7 @@ mod tests {
                     verdict: *v,
                     quote: None,
                     reason: None,
+                    judge: Default::default(),
                 })
                 .collect(),
         };

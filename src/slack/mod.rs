@@ -466,7 +466,16 @@ impl Bot {
         };
         // The links are up; now whether their pages say what the claims say, shown by
         // editing the same message (an edit notifies nobody).
-        if self.pipeline.check_support(&mut report).await.is_none() {
+        if self
+            .pipeline
+            .check_support_with(
+                &mut report,
+                self.pipeline.config().support.budget,
+                Some(&ws.permalinks),
+            )
+            .await
+            .is_none()
+        {
             return;
         }
         let updated = self.outgoing(&report);

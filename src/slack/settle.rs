@@ -336,7 +336,13 @@ impl Bot {
             .await;
         if previous.is_some() {
             // A reply is up already: it changes once, to the whole result.
-            self.pipeline.check_support(&mut report).await;
+            self.pipeline
+                .check_support_with(
+                    &mut report,
+                    self.pipeline.config().support.budget,
+                    Some(&ws.permalinks),
+                )
+                .await;
         }
         let outgoing = Outgoing {
             blocks: self.pipeline.blocks(&report),
@@ -397,7 +403,16 @@ impl Bot {
                         };
                         ws.state.remember_reply(key, record.clone()).await;
                         // The links are up; then whether their pages say it, in place.
-                        if self.pipeline.check_support(&mut report).await.is_some() {
+                        if self
+                            .pipeline
+                            .check_support_with(
+                                &mut report,
+                                self.pipeline.config().support.budget,
+                                Some(&ws.permalinks),
+                            )
+                            .await
+                            .is_some()
+                        {
                             let updated = Outgoing {
                                 blocks: self.pipeline.blocks(&report),
                                 mrkdwn: self.pipeline.mrkdwn(&report),

@@ -13,7 +13,10 @@
 
 use super::api::SlackApi;
 use super::inbound::{BotIdentity, Permalink, Watch};
+use crate::collect::slack_message::{read_message, ReadOptions};
 use crate::model::{SourceKind, Verdict, VerdictClass};
+use crate::page::{Page, PageKind, PageRead};
+use crate::state::memory::TtlMap;
 use crate::state::{BotState, ScopedState};
 use crate::verify::InternalChecker;
 use async_trait::async_trait;
@@ -210,7 +213,7 @@ impl Workspace {
         let api = Arc::new(api.with_state(state.clone()));
         Workspace {
             key,
-            permalinks: Arc::new(PermalinkChecker { api: api.clone() }),
+            permalinks: Arc::new(PermalinkChecker::new(api.clone())),
             api,
             watch: Watch {
                 identity,
@@ -388,11 +391,65 @@ impl Workspaces {
 
 /// Checks Slack permalinks through the Web API: verified when the message exists,
 /// broken when Slack says it does not, restricted when the bot cannot see the channel.
+/// The text of each message found is kept for a few minutes, for the support check
+/// that follows, so that it costs no second call.
 pub struct PermalinkChecker {
     api: Arc<SlackApi>,
+    texts: TtlMap<String, Arc<PageRead>>,
+}
+
+/// How long a checked message's text is kept for the support check.
+const MESSAGE_TEXT_TTL: Duration = Duration::from_secs(300);
+/// Messages' texts kept at most per workspace.
+const MESSAGE_TEXT_MAX: usize = 1_000;
+
+impl PermalinkChecker {
+    /// A checker calling Slack through `api`.
+    pub fn new(api: Arc<SlackApi>) -> PermalinkChecker {
+        PermalinkChecker {
+            api,
+            texts: TtlMap::new(MESSAGE_TEXT_TTL, MESSAGE_TEXT_MAX),
+        }
+    }
+
+    /// Keeps the text of `message`, found at `url`.
+    fn keep_text(&self, url: &str, message: &Value) -> Arc<PageRead> {
+        let read = read_message(message, &ReadOptions::default());
+        let text = read.answer.text.trim().to_string();
+        let page = Arc::new(if text.is_empty() {
+            PageRead::Unreadable("the message has no text".to_string())
+        } else {
+            PageRead::Read(Page {
+                final_url: Some(url.to_string()),
+                title: None,
+                text,
+                kind: PageKind::Text,
+                truncated: false,
+            })
+        });
+        self.texts.insert(url.to_string(), page.clone());
+        page
+    }
 }
 
 impl InternalChecker for PermalinkChecker {
+    fn read<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Option<PageRead>> {
+        Box::pin(async move {
+            if let Some(kept) = self.texts.get(&url.to_string()) {
+                return Some((*kept).clone());
+            }
+            let link = Permalink::parse(url)?;
+            Some(match self.api.message(&link).await {
+                Ok(Some(message)) => (*self.keep_text(url, &message)).clone(),
+                Ok(None) => PageRead::Unreadable("Slack has no such message".to_string()),
+                Err(error) => PageRead::Unreadable(format!(
+                    "cannot read the message ({})",
+                    error.code().unwrap_or("Slack did not answer")
+                )),
+            })
+        })
+    }
+
     fn handles(&self, kind: SourceKind, url: &str) -> bool {
         kind == SourceKind::Slack && Permalink::parse(url).is_some()
     }
@@ -404,7 +461,10 @@ impl InternalChecker for PermalinkChecker {
                 return Verdict::not_checked("not a Slack message link");
             };
             let (class, reason) = match self.api.message(&link).await {
-                Ok(Some(_)) => (VerdictClass::Verified, "the message exists".to_string()),
+                Ok(Some(message)) => {
+                    self.keep_text(url, &message);
+                    (VerdictClass::Verified, "the message exists".to_string())
+                }
                 Ok(None) => (
                     VerdictClass::Broken,
                     "Slack has no such message".to_string(),

@@ -13,6 +13,7 @@
 //! | locks | an answer (`answer:…`), an installation's token refresh (`token-refresh:…`) | who holds it | [`ANSWER_LOCK_TTL`] (answers) at most | the replica doing the work | the others, which wait or skip |
 //! | API requests | a caller's `Idempotency-Key` | what was asked (a fingerprint), then the response | while it runs, then an hour | `POST /v1/answers` | the same key on any replica (shared stores only) |
 //! | verdicts | a canonical URL | its [`Verdict`] | the verifier's TTL for its class | every probe (shared stores only) | the verifier, after its own cache |
+//! | model replies | a digest of a question to the language model | its validated JSON reply | `SOURCEBOT_LLM_CACHE_TTL` | every valid reply (shared stores only) | [`crate::llm::LlmClient`], after its own cache |
 //!
 //! With many workspaces, the families a workspace owns (shares, replies, post slots,
 //! back-offs, locks) are kept under its id ([`scoped::ScopedState`]), and deleted
@@ -144,6 +145,16 @@ pub trait BotState: Send + Sync {
     }
     /// Shares the verdict found for `url` with the other replicas, for `ttl`.
     async fn share_verdict(&self, _url: &str, _verdict: &Verdict, _ttl: Duration) {}
+
+    /// The language model's valid reply to the question with digest `key`, if another
+    /// replica asked it recently (shared stores only: `None` otherwise).
+    async fn shared_model_reply(&self, _key: &str) -> Option<String> {
+        None
+    }
+
+    /// Keeps the model's valid `reply` to the question with digest `key` for `ttl`, for
+    /// the other replicas (shared stores only).
+    async fn share_model_reply(&self, _key: &str, _reply: &str, _ttl: Duration) {}
     /// Claims the idempotency key `key` for a request that asks `asked` (a fingerprint),
     /// for `pending_ttl` while it runs. In memory: always [`IdempotencyClaim::Claimed`],
     /// the API's own table being the only one.

@@ -444,6 +444,24 @@ impl BotState for RedisState {
         self.put("share a verdict", key, value, ttl).await;
     }
 
+    async fn shared_model_reply(&self, key: &str) -> Option<String> {
+        let mut connection = self.connection.clone();
+        let key = self.key("llm", key);
+        self.call("read a model reply", async move {
+            connection.get::<_, Option<String>>(&key).await
+        })
+        .await?
+    }
+
+    async fn share_model_reply(&self, key: &str, reply: &str, ttl: Duration) {
+        if ttl.is_zero() {
+            return;
+        }
+        let key = self.key("llm", key);
+        self.put("share a model reply", key, reply.to_string(), ttl)
+            .await;
+    }
+
     async fn claim_idempotency(
         &self,
         key: &str,

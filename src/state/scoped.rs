@@ -99,6 +99,14 @@ impl BotState for ScopedState {
         self.inner.share_verdict(url, verdict, ttl).await;
     }
 
+    async fn shared_model_reply(&self, key: &str) -> Option<String> {
+        self.inner.shared_model_reply(key).await
+    }
+
+    async fn share_model_reply(&self, key: &str, reply: &str, ttl: Duration) {
+        self.inner.share_model_reply(key, reply, ttl).await;
+    }
+
     async fn claim_idempotency(
         &self,
         key: &str,

@@ -1,17 +1,23 @@
 //! The support check of a report: after its links are probed, the pages of the web
 //! sources that claims cite (and that answered) are read through the verifier
-//! ([`Verifier::fetch_page`]: the same guard, caps and cache), each page is cut into
-//! sentences once, and every claim citing it is scored against it on the blocking
-//! pool. The whole check runs within a budget ([`SupportSettings::budget`]); pages not
-//! read by then are left unjudged, and the report says how many. Reading pages
-//! happens only here and in `verify/`; no page text is kept in the report beyond the
-//! short quote.
+//! ([`Verifier::fetch_page`]: the same guard, caps and cache), and internal sources
+//! through their checker when its API gives content (Slack messages). Each page is
+//! cut into sentences once, and every claim citing it is scored against it on the
+//! blocking pool by the built-in scorer; when a language model is configured, the
+//! claims and the page's best passages then go to it ([`super::judge`]), and its
+//! verdicts replace the built-in ones it gave validly. The whole check runs within a
+//! budget ([`SupportSettings::budget`]); pages not read by then are left unjudged,
+//! and the report says how many. No page text is kept in the report beyond the short
+//! quote.
 
+use super::judge::{judge_label, passages_for, verdict_score, LlmJudge};
 use super::passages::Page;
 use super::SupportScorer;
-use crate::model::{ClaimSupport, Report, SourceKind, SupportVerdict, VerdictClass};
+use crate::llm::CallBudget;
+use crate::metrics::Metrics;
+use crate::model::{ClaimSupport, Report, SourceKind, SupportJudge, SupportVerdict, VerdictClass};
 use crate::page::PageRead;
-use crate::verify::Verifier;
+use crate::verify::{InternalChecker, Verifier};
 use futures_util::StreamExt;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -28,6 +34,9 @@ pub struct SupportSettings {
     pub max_pages: usize,
     /// Pages read at once.
     pub concurrency: usize,
+    /// Whether the language model judges when one is configured
+    /// (`SOURCEBOT_SUPPORT_JUDGE`: `llm`, the default, or `builtin`).
+    pub use_model: bool,
 }
 
 impl Default for SupportSettings {
@@ -37,9 +46,37 @@ impl Default for SupportSettings {
             budget: Duration::from_secs(8),
             max_pages: 20,
             concurrency: 4,
+            use_model: true,
         }
     }
 }
+
+/// Who judges: the built-in scorer always, the language model when configured, and
+/// the metrics they count into.
+#[derive(Debug, Clone)]
+pub struct SupportJudges {
+    /// The built-in scorer: the judge when there is no model, and its fallback.
+    pub builtin: Arc<SupportScorer>,
+    /// The language model judge, when configured.
+    pub llm: Option<LlmJudge>,
+    /// Where pages handled and judgements are counted.
+    pub metrics: Option<Arc<Metrics>>,
+}
+
+impl SupportJudges {
+    /// The built-in scorer alone, counting nowhere.
+    pub fn builtin(scorer: Arc<SupportScorer>) -> SupportJudges {
+        SupportJudges {
+            builtin: scorer,
+            llm: None,
+            metrics: None,
+        }
+    }
+}
+
+/// The model calls are given up this long before the check's deadline, so that the
+/// built-in judgement of their claims still makes it into the report.
+const MODEL_MARGIN: Duration = Duration::from_millis(300);
 
 /// What a support check did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -52,16 +89,32 @@ pub struct SupportOutcome {
     pub judged: usize,
 }
 
-/// A page to read: the source's id and link, and the claims that cite it.
+/// How a cited source's text is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reader {
+    /// Fetched over HTTP through the verifier's guard.
+    Web,
+    /// Through the internal checker's API (Slack messages).
+    Internal,
+}
+
+/// A page to read: the source's id, link and title, and the claims that cite it.
 struct Target {
     source: usize,
     url: String,
+    title: Option<String>,
     claims: Vec<usize>,
+    reader: Reader,
 }
 
-/// Which pages to read for `report`: verified web sources that claims cite, the most
-/// cited first, at most `max_pages`; and how many were left out.
-fn targets(report: &Report, max_pages: usize) -> (Vec<Target>, usize) {
+/// Which pages to read for `report`: verified sources that claims cite (web pages,
+/// and internal sources `internal` handles), the most cited first, at most
+/// `max_pages`; and how many were left out.
+fn targets(
+    report: &Report,
+    max_pages: usize,
+    internal: Option<&Arc<dyn InternalChecker>>,
+) -> (Vec<Target>, usize) {
     let mut citing: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for (index, claim) in report.claims.iter().enumerate() {
         for id in &claim.cites {
@@ -70,12 +123,22 @@ fn targets(report: &Report, max_pages: usize) -> (Vec<Target>, usize) {
     }
     let mut targets: Vec<Target> = report
         .sources()
-        .filter(|s| s.kind == SourceKind::Web && s.verdict.class == VerdictClass::Verified)
+        .filter(|s| s.verdict.class == VerdictClass::Verified)
         .filter_map(|s| {
+            let url = s.canonical_url.clone()?;
+            let reader = if s.kind == SourceKind::Web {
+                Reader::Web
+            } else if internal.is_some_and(|c| c.handles(s.kind, &url)) {
+                Reader::Internal
+            } else {
+                return None;
+            };
             Some(Target {
                 source: s.id,
-                url: s.canonical_url.clone()?,
+                title: Some(s.title.clone()).filter(|t| !t.trim().is_empty()),
+                url,
                 claims: citing.get(&s.id)?.clone(),
+                reader,
             })
         })
         .collect();
@@ -91,22 +154,32 @@ fn targets(report: &Report, max_pages: usize) -> (Vec<Target>, usize) {
 }
 
 /// Reads the cited pages of `report` and records, on each claim, how far each of its
-/// sources supports it.
+/// sources supports it; internal sources are read through `internal` (the verifier's
+/// own checker when `None`).
 pub async fn check_support(
     report: &mut Report,
     verifier: &Verifier,
-    scorer: &Arc<SupportScorer>,
+    internal: Option<&Arc<dyn InternalChecker>>,
+    judges: &SupportJudges,
     settings: &SupportSettings,
 ) -> SupportOutcome {
-    let (targets, over_limit) = targets(report, settings.max_pages);
+    let internal = internal.or(verifier.internal_checker());
+    let (targets, over_limit) = targets(report, settings.max_pages, internal);
     let total = targets.len();
     let claims: Arc<Vec<String>> = Arc::new(report.claims.iter().map(|c| c.text.clone()).collect());
     let deadline = Instant::now() + settings.budget;
+    let budget = judges.llm.as_ref().map(LlmJudge::budget);
     let mut judged_pages = futures_util::stream::iter(targets.into_iter().map(|target| {
-        let (scorer, claims) = (scorer.clone(), claims.clone());
+        let (claims, budget) = (claims.clone(), budget.as_ref());
         async move {
-            let page = verifier.fetch_page(&target.url).await;
-            judge(scorer, claims, target, page).await
+            let page = match target.reader {
+                Reader::Web => verifier.fetch_page(&target.url).await,
+                Reader::Internal => match internal {
+                    Some(checker) => Arc::new(checker.read(&target.url).await?),
+                    None => return None,
+                },
+            };
+            Some(judge(judges, claims, target, page, budget, deadline).await)
         }
     }))
     .buffer_unordered(settings.concurrency.max(1));
@@ -114,22 +187,33 @@ pub async fn check_support(
         skipped: over_limit,
         ..SupportOutcome::default()
     };
+    let mut no_content = 0;
     loop {
         match tokio::time::timeout_at(deadline.into(), judged_pages.next()).await {
-            Ok(Some(results)) => {
+            Ok(Some(Some(results))) => {
                 outcome.pages += 1;
                 for (claim, support) in results {
+                    if let Some(metrics) = &judges.metrics {
+                        metrics.support_judgement(
+                            &support.verdict.as_str().replace(' ', "_"),
+                            judge_label(support.judge),
+                        );
+                    }
                     if let Some(claim) = report.claims.get_mut(claim) {
                         claim.support.push(support);
                         outcome.judged += 1;
                     }
                 }
             }
-            Ok(None) => break,
-            Err(_) => break,
+            Ok(Some(None)) => no_content += 1,
+            Ok(None) | Err(_) => break,
         }
     }
-    outcome.skipped += total - outcome.pages;
+    outcome.skipped += total - outcome.pages - no_content;
+    if let Some(metrics) = &judges.metrics {
+        metrics.support_pages("judged", outcome.pages);
+        metrics.support_pages("skipped", outcome.skipped);
+    }
     for claim in &mut report.claims {
         claim.support.sort_by_key(|s| s.source);
     }
@@ -145,47 +229,41 @@ pub async fn check_support(
     outcome
 }
 
-/// Scores every claim of `target` against its `page`, on the blocking pool.
+/// Judges every claim of `target` against its `page`: the built-in scorer on the
+/// blocking pool, then the model (when there is one and it has calls left).
 async fn judge(
-    scorer: Arc<SupportScorer>,
+    judges: &SupportJudges,
     claims: Arc<Vec<String>>,
     target: Target,
     page: Arc<PageRead>,
+    budget: Option<&CallBudget>,
+    deadline: Instant,
 ) -> Vec<(usize, ClaimSupport)> {
-    let unreadable = |reason: String, target: &Target| {
-        target
-            .claims
-            .iter()
-            .map(|&claim| {
-                (
-                    claim,
-                    ClaimSupport {
-                        source: target.source,
-                        score: 0.0,
-                        verdict: SupportVerdict::Unreadable,
-                        quote: None,
-                        reason: Some(reason.clone()),
-                    },
-                )
-            })
-            .collect::<Vec<_>>()
-    };
     if let PageRead::Unreadable(reason) = &*page {
-        return unreadable(reason.clone(), &target);
+        return unreadable(reason, &target);
     }
+    let with_model = judges.llm.is_some();
     let scoring = {
         let target_claims = target.claims.clone();
-        let source = target.source;
+        let (source, scorer, claims) = (target.source, judges.builtin.clone(), claims.clone());
         tokio::task::spawn_blocking(move || {
             let Some(read) = page.page() else {
-                return Vec::new();
+                return (Vec::new(), Vec::new());
             };
             let sentences = Page::new(&[read.text.as_str()]);
-            target_claims
+            let texts: Vec<&str> = target_claims
+                .iter()
+                .filter_map(|&claim| claims.get(claim).map(String::as_str))
+                .collect();
+            let passages = if with_model {
+                passages_for(&sentences, &texts)
+            } else {
+                Vec::new()
+            };
+            let results = target_claims
                 .iter()
                 .filter_map(|&claim| {
-                    let text = claims.get(claim)?;
-                    let support = scorer.score_page(text, &sentences);
+                    let support = scorer.score_page(claims.get(claim)?, &sentences);
                     Some((
                         claim,
                         ClaimSupport {
@@ -194,14 +272,69 @@ async fn judge(
                             verdict: support.verdict,
                             quote: support.quote,
                             reason: None,
+                            judge: SupportJudge::Builtin,
                         },
                     ))
                 })
-                .collect()
+                .collect::<Vec<_>>();
+            (results, passages)
         })
     };
-    match scoring.await {
-        Ok(results) => results,
-        Err(error) => unreadable(format!("judging the page failed: {error}"), &target),
+    let (mut results, passages) = match scoring.await {
+        Ok(scored) => scored,
+        Err(error) => return unreadable(&format!("judging the page failed: {error}"), &target),
+    };
+    let (Some(model), Some(budget)) = (&judges.llm, budget) else {
+        return results;
+    };
+    if passages.is_empty() {
+        // Nothing on the page matches any claim: there is nothing to ask about.
+        return results;
     }
+    let texts: Vec<&str> = results
+        .iter()
+        .map(|(claim, _)| claims.get(*claim).map_or("", String::as_str))
+        .collect();
+    let judged = model
+        .judge(
+            target.title.as_deref(),
+            &passages,
+            &texts,
+            budget,
+            deadline.checked_sub(MODEL_MARGIN).unwrap_or(deadline),
+        )
+        .await;
+    for judgement in judged.judgements {
+        if let Some((_, support)) = results.get_mut(judgement.claim) {
+            support.verdict = judgement.verdict;
+            support.score = verdict_score(judgement.verdict);
+            if judgement.quote.is_some() {
+                support.quote = judgement.quote;
+            }
+            support.reason = Some(judgement.reason).filter(|r| !r.is_empty());
+            support.judge = SupportJudge::Llm;
+        }
+    }
+    results
+}
+
+/// Every claim of `target` marked unreadable for `reason`.
+fn unreadable(reason: &str, target: &Target) -> Vec<(usize, ClaimSupport)> {
+    target
+        .claims
+        .iter()
+        .map(|&claim| {
+            (
+                claim,
+                ClaimSupport {
+                    source: target.source,
+                    score: 0.0,
+                    verdict: SupportVerdict::Unreadable,
+                    quote: None,
+                    reason: Some(reason.to_string()),
+                    judge: SupportJudge::Builtin,
+                },
+            )
+        })
+        .collect()
 }

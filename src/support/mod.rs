@@ -11,6 +11,7 @@
 pub mod check;
 pub mod features;
 pub mod jsonl;
+pub mod judge;
 pub mod model;
 pub mod passages;
 pub mod text;

@@ -124,6 +124,11 @@ pub trait InternalChecker: Send + Sync + 'static {
     fn handles(&self, kind: SourceKind, url: &str) -> bool;
     /// The verdict for `url`; never fails (a failure is a verdict).
     fn check<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Verdict>;
+    /// The text of the source at `url`, for the support check, when its API gives
+    /// content; `None` when this checker reads no content (the default).
+    fn read<'a>(&'a self, _url: &'a str) -> BoxFuture<'a, Option<crate::page::PageRead>> {
+        Box::pin(async { None })
+    }
 }
 
 /// Internal links checked at once per answer.
@@ -625,6 +630,11 @@ impl Verifier {
             network_failure: false,
             host_silent: false,
         })
+    }
+
+    /// The internal checker built in (for Slack permalinks…), if any.
+    pub fn internal_checker(&self) -> Option<&Arc<dyn InternalChecker>> {
+        self.inner.internal.as_ref()
     }
 
     /// Probes the external links of `report` and records each verdict, the counts and

@@ -10,6 +10,7 @@ pub mod bot;
 pub mod cli;
 pub mod dns;
 pub mod hostile;
+pub mod llm;
 pub mod postgres;
 pub mod redis;
 pub mod serve;
