@@ -411,7 +411,7 @@ async fn the_check_says_whether_each_page_supports_its_claim() {
         "{shown}"
     );
     assert!(
-        shown.contains("      1. Freeze policy: not supported"),
+        shown.contains("      2. Company history: not supported"),
         "{shown}"
     );
 

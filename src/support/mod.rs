@@ -153,6 +153,43 @@ mod tests {
     }
 
     #[test]
+    fn clashing_numbers_and_negation_score_lower_than_agreement() {
+        let scorer = SupportScorer::builtin().expect("builtin model");
+        let page = "Audit findings. Sorokin et al. found that 1.3 to 2.4 percent of feeding tubes were malpositioned in 2006. The hospital does not track the cause.";
+        let agrees = scorer.score(
+            "Between 1.3 and 2.4 percent of feeding tubes were malpositioned.",
+            &[page],
+        );
+        let clashes = scorer.score(
+            "Between 13 and 24 percent of feeding tubes were malpositioned.",
+            &[page],
+        );
+        assert!(agrees.score > clashes.score, "{agrees:?} vs {clashes:?}");
+        let negated = scorer.score("The hospital tracks the cause.", &[page]);
+        let same = scorer.score("The hospital does not track the cause.", &[page]);
+        assert!(same.score > negated.score, "{same:?} vs {negated:?}");
+    }
+
+    #[test]
+    fn a_reordered_paraphrase_is_supported_and_one_in_other_words_is_not_seen() {
+        let scorer = SupportScorer::builtin().expect("builtin model");
+        let page = "Release policy. Deploys are frozen on Fridays and during holidays, so that nobody is paged at the weekend.";
+        let reordered = scorer.score("On Fridays and holidays, deploys are frozen.", &[page]);
+        assert_eq!(
+            reordered.verdict,
+            SupportVerdict::Supported,
+            "{reordered:?}"
+        );
+        // The limit the README states: the same meaning in other words is not seen.
+        let other_words = scorer.score("Shipping new code is paused at week's end.", &[page]);
+        assert_ne!(
+            other_words.verdict,
+            SupportVerdict::Supported,
+            "{other_words:?}"
+        );
+    }
+
+    #[test]
     fn no_text_is_unreadable() {
         let scorer = SupportScorer::builtin().expect("builtin model");
         let support = scorer.score("Anything.", &["", "   "]);
