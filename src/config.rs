@@ -44,6 +44,8 @@ pub struct Config {
     pub support: crate::support::check::SupportSettings,
     /// The language model, when one is configured (`SOURCEBOT_LLM_URL`).
     pub llm: Option<crate::llm::LlmSettings>,
+    /// Products whose APIs check internal links (Confluence, Google Drive…).
+    pub products: crate::products::ProductSettings,
 }
 
 impl Default for Config {
@@ -56,6 +58,7 @@ impl Default for Config {
             score: ScoreSettings::default(),
             support: crate::support::check::SupportSettings::default(),
             llm: None,
+            products: crate::products::ProductSettings::default(),
         }
     }
 }
@@ -165,6 +168,7 @@ impl Config {
                 duration(name, &value, Duration::from_millis(100), MAX_VERIFY_TIMEOUT)?;
         }
         config.llm = crate::llm::LlmSettings::from_lookup(&get)?;
+        config.products = crate::products::ProductSettings::from_lookup(&get)?;
         if let Some((name, value)) = get(SUPPORT_JUDGE) {
             config.support.use_model = match value.trim().to_ascii_lowercase().as_str() {
                 "llm" if config.llm.is_some() => true,

@@ -60,6 +60,7 @@ pub mod model;
 pub mod mrkdwn;
 pub mod page;
 pub mod pipeline;
+pub mod products;
 pub mod render;
 pub mod score;
 pub mod slack;

@@ -360,10 +360,11 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 }
 
 fn verifier(config: &Config) -> anyhow::Result<Verifier> {
-    Verifier::builder()
-        .settings(config.verify.clone())
-        .build()
-        .context("cannot check links")
+    let mut builder = Verifier::builder().settings(config.verify.clone());
+    if let Some(products) = sourcebot::products::checker(&config.products, &config.verify, None) {
+        builder = builder.internal_checker(products);
+    }
+    builder.build().context("cannot check links")
 }
 
 /// `sourcebot audit`: exit 0 on pass, 1 on fail.

@@ -86,6 +86,16 @@ pub struct PurposeLabels {
     pub purpose: String,
 }
 
+/// Labels of a call to a product's API (Confluence, Google Drive…).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ProductCallLabels {
+    /// The product (`Confluence`).
+    pub product: String,
+    /// `ok`, `rate_limited`, `server_error`, `http_error`, `timeout`, `transport` or
+    /// `malformed`.
+    pub outcome: String,
+}
+
 /// Labels of a cited page the support check handled.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct SupportPageLabels {
@@ -118,6 +128,7 @@ pub struct Metrics {
     llm_seconds: Family<PurposeLabels, Histogram>,
     support_pages: Family<SupportPageLabels, Counter>,
     support_judgements: Family<SupportJudgementLabels, Counter>,
+    product_calls: Family<ProductCallLabels, Counter>,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -220,7 +231,14 @@ impl Metrics {
             "Claims judged against a cited source, by verdict and judge (builtin, llm)",
             support_judgements.clone(),
         );
+        let product_calls = Family::<ProductCallLabels, Counter>::default();
+        registry.register(
+            "product_api_calls",
+            "Calls to products' APIs to check internal links, by product and outcome",
+            product_calls.clone(),
+        );
         Arc::new(Metrics {
+            product_calls,
             llm_calls,
             llm_tokens,
             llm_seconds,
@@ -330,6 +348,16 @@ impl Metrics {
                 })
                 .inc_by(count);
         }
+    }
+
+    /// Counts a call to `product`'s API that ended with `outcome`.
+    pub fn product_call(&self, product: &str, outcome: &str) {
+        self.product_calls
+            .get_or_create(&ProductCallLabels {
+                product: product.to_string(),
+                outcome: outcome.to_string(),
+            })
+            .inc();
     }
 
     /// Counts `count` cited pages the support check handled with `result`.

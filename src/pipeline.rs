@@ -101,7 +101,14 @@ impl PipelineBuilder {
                 if let Some(metrics) = &self.metrics {
                     builder = builder.metrics(metrics.clone());
                 }
-                if let Some(checker) = self.internal {
+                let products = crate::products::checker(
+                    &config.products,
+                    &config.verify,
+                    self.metrics.clone(),
+                );
+                if let Some(checker) =
+                    crate::verify::Checkers::chain(self.internal.as_ref(), products.as_ref())
+                {
                     builder = builder.internal_checker(checker);
                 }
                 if let Some(state) = &self.shared {

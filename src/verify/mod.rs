@@ -22,7 +22,7 @@
 
 mod cache;
 mod fetch;
-mod flights;
+pub(crate) mod flights;
 pub mod guard;
 mod health;
 mod limits;
@@ -117,17 +117,97 @@ impl Default for VerifySettings {
     }
 }
 
-/// Checks internal links (Slack permalinks, wiki pages) through their own API instead
-/// of an HTTP probe. The Slack bot provides one for permalinks.
+/// A verdict from a product's API, and the title the product gives the source.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checked {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The product's title for it (a page's, an issue's, a file's name), when found.
+    pub title: Option<String>,
+}
+
+impl Checked {
+    /// A verdict without a title.
+    pub fn untitled(verdict: Verdict) -> Checked {
+        Checked {
+            verdict,
+            title: None,
+        }
+    }
+}
+
+/// Checks internal links (Slack permalinks, wiki pages, documents) through their own
+/// API instead of an HTTP probe. The Slack bot provides one for permalinks; the
+/// product checkers (`crate::products`) one per product. A checker that handles a
+/// link takes it from the web prober too (a GitHub link goes to GitHub's API).
 pub trait InternalChecker: Send + Sync + 'static {
     /// Whether this checker can judge a source of `kind` at `url`.
     fn handles(&self, kind: SourceKind, url: &str) -> bool;
     /// The verdict for `url`; never fails (a failure is a verdict).
     fn check<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Verdict>;
+    /// The verdict for `url` and the product's title for it (the default: no title).
+    fn check_titled<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Checked> {
+        Box::pin(async move { Checked::untitled(self.check(url).await) })
+    }
     /// The text of the source at `url`, for the support check, when its API gives
     /// content; `None` when this checker reads no content (the default).
     fn read<'a>(&'a self, _url: &'a str) -> BoxFuture<'a, Option<crate::page::PageRead>> {
         Box::pin(async { None })
+    }
+}
+
+/// Several internal checkers as one: each link goes to the first that handles it
+/// (the order given: a workspace's own checker before the product checkers).
+pub struct Checkers(pub Vec<Arc<dyn InternalChecker>>);
+
+impl Checkers {
+    fn first(&self, kind: Option<SourceKind>, url: &str) -> Option<&Arc<dyn InternalChecker>> {
+        self.0.iter().find(|c| match kind {
+            Some(kind) => c.handles(kind, url),
+            None => SourceKind::ALL.into_iter().any(|k| c.handles(k, url)),
+        })
+    }
+
+    /// `first` then `rest` as one checker; either alone when the other is `None`.
+    pub fn chain(
+        first: Option<&Arc<dyn InternalChecker>>,
+        rest: Option<&Arc<dyn InternalChecker>>,
+    ) -> Option<Arc<dyn InternalChecker>> {
+        match (first, rest) {
+            (Some(a), Some(b)) if !Arc::ptr_eq(a, b) => {
+                Some(Arc::new(Checkers(vec![a.clone(), b.clone()])))
+            }
+            (Some(a), _) => Some(a.clone()),
+            (None, b) => b.cloned(),
+        }
+    }
+}
+
+impl InternalChecker for Checkers {
+    fn handles(&self, kind: SourceKind, url: &str) -> bool {
+        self.0.iter().any(|c| c.handles(kind, url))
+    }
+
+    fn check<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Verdict> {
+        Box::pin(async move { self.check_titled(url).await.verdict })
+    }
+
+    fn check_titled<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Checked> {
+        Box::pin(async move {
+            match self.first(None, url) {
+                Some(checker) => checker.check_titled(url).await,
+                None => Checked::untitled(Verdict::not_checked("no checker for this link")),
+            }
+        })
+    }
+
+    fn read<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Option<crate::page::PageRead>> {
+        Box::pin(async move {
+            match self.first(None, url) {
+                Some(checker) => checker.read(url).await,
+                None => None,
+            }
+        })
     }
 }
 
@@ -646,22 +726,24 @@ impl Verifier {
             .await;
     }
 
-    /// [`Verifier::verify_report`] with `internal` as the internal checker instead of
-    /// the verifier's own: a Slack workspace's permalinks are checked with that
-    /// workspace's token.
+    /// [`Verifier::verify_report`] with `internal` asked before the verifier's own
+    /// internal checker: a Slack workspace's permalinks are checked with that
+    /// workspace's token, the rest by the product checkers.
     pub async fn verify_report_with(
         &self,
         report: &mut Report,
         progress: Option<&Progress>,
         internal: Option<&Arc<dyn InternalChecker>>,
     ) {
+        let combined = Checkers::chain(internal, self.inner.internal.as_ref());
+        let internal = combined.as_ref();
         let plan = self.plan(report, internal);
         let urls: Vec<&str> = plan.web.iter().map(|t| t.url.as_str()).collect();
         let (outcome, internal_verdicts) = tokio::join!(
             self.check_urls(&urls, progress),
             check_internal(&self.inner.settings, internal, &plan.internal)
         );
-        apply(report, &plan.internal, internal_verdicts);
+        apply_checked(report, &plan.internal, internal_verdicts);
         apply(report, &plan.web, outcome.verdicts.iter().cloned());
         report.verification = verification(report, &outcome, plan.web.len());
     }
@@ -685,7 +767,7 @@ impl Verifier {
         for (report, plan) in reports.iter_mut().zip(&plans) {
             let internal_verdicts =
                 check_internal(&self.inner.settings, internal, &plan.internal).await;
-            apply(report, &plan.internal, internal_verdicts);
+            apply_checked(report, &plan.internal, internal_verdicts);
             let verdicts = plan.web.iter().map(|t| {
                 index_of
                     .get(t.url.as_str())
@@ -713,13 +795,13 @@ impl Verifier {
                     url: url.clone(),
                 };
                 match (&source.canonical_url, &source.url) {
-                    (Some(canonical), _) if source.kind == SourceKind::Web => {
-                        plan.web.push(target(canonical));
-                    }
                     (Some(canonical), _)
                         if internal.is_some_and(|c| c.handles(source.kind, canonical)) =>
                     {
                         plan.internal.push(target(canonical));
+                    }
+                    (Some(canonical), _) if source.kind == SourceKind::Web => {
+                        plan.web.push(target(canonical));
                     }
                     (Some(_), _) => {
                         source.verdict = Verdict::not_checked(format!(
@@ -770,13 +852,42 @@ fn apply(report: &mut Report, targets: &[Target], verdicts: impl IntoIterator<It
     }
 }
 
+/// Records the internal checkers' verdicts, and the product's title on each source
+/// whose title the answer did not give (one made from its link).
+fn apply_checked(report: &mut Report, targets: &[Target], checked: Vec<Checked>) {
+    for (target, checked) in targets.iter().zip(checked) {
+        if let Some(source) = report
+            .groups
+            .get_mut(target.group_index)
+            .and_then(|g| g.sources.get_mut(target.source_index))
+        {
+            source.verdict = checked.verdict;
+            let title = checked
+                .title
+                .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
+                .filter(|t| !t.is_empty());
+            if let Some(title) = title {
+                let made_from_link = source.link().is_some_and(|link| {
+                    crate::collect::canon::title_from_url(link) == source.title
+                }) || source
+                    .url
+                    .as_deref()
+                    .is_some_and(|url| crate::collect::canon::title_from_url(url) == source.title);
+                if made_from_link {
+                    source.title = title.chars().take(crate::page::MAX_TITLE_CHARS).collect();
+                }
+            }
+        }
+    }
+}
+
 /// Internal links through `checker`, a few at a time, within the same budget as the
 /// web links.
 async fn check_internal(
     settings: &VerifySettings,
     checker: Option<&Arc<dyn InternalChecker>>,
     targets: &[Target],
-) -> Vec<Verdict> {
+) -> Vec<Checked> {
     let Some(checker) = checker else {
         return Vec::new();
     };
@@ -797,16 +908,16 @@ async fn internal_verdict(
     url: String,
     deadline: tokio::time::Instant,
     budget: Duration,
-) -> Verdict {
-    match tokio::time::timeout_at(deadline, checker.check(&url)).await {
-        Ok(verdict) => verdict,
-        Err(_) => Verdict {
+) -> Checked {
+    match tokio::time::timeout_at(deadline, checker.check_titled(&url)).await {
+        Ok(checked) => checked,
+        Err(_) => Checked::untitled(Verdict {
             class: VerdictClass::TimedOut,
             status_code: None,
             final_url: Some(url.clone()),
             elapsed_ms: Some(u64::try_from(budget.as_millis()).unwrap_or(u64::MAX)),
             reason: Some(format!("no answer within {}", seconds(budget))),
-        },
+        }),
     }
 }
 
