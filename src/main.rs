@@ -361,10 +361,28 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 
 fn verifier(config: &Config) -> anyhow::Result<Verifier> {
     let mut builder = Verifier::builder().settings(config.verify.clone());
-    if let Some(products) = sourcebot::products::checker(&config.products, &config.verify, None) {
-        builder = builder.internal_checker(products);
+    let products = sourcebot::products::checker(&config.products, &config.verify, None);
+    let slack = slack_checker()?;
+    if let Some(checker) = sourcebot::verify::Checkers::chain(slack.as_ref(), products.as_ref()) {
+        builder = builder.internal_checker(checker);
     }
     builder.build().context("cannot check links")
+}
+
+/// With `SLACK_BOT_TOKEN` set, `check` and `audit` check Slack permalinks and files
+/// with it (at `SOURCEBOT_SLACK_API_URL`, Slack's by default).
+fn slack_checker() -> anyhow::Result<Option<Arc<dyn sourcebot::verify::InternalChecker>>> {
+    let read = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+    let Some(token) = read(slack::settings::BOT_TOKEN) else {
+        return Ok(None);
+    };
+    let api_url = read(slack::settings::API_URL)
+        .unwrap_or_else(|| sourcebot::slack::api::SLACK_API_URL.to_string());
+    let api = SlackApi::new(&api_url, token.trim(), Duration::from_secs(5))
+        .context("cannot set up the Slack client")?;
+    Ok(Some(Arc::new(slack::workspace::PermalinkChecker::new(
+        Arc::new(api),
+    ))))
 }
 
 /// `sourcebot audit`: exit 0 on pass, 1 on fail.

@@ -779,3 +779,34 @@ async fn cited_slack_messages_are_read_for_support() {
     let history = h.slack.calls_to("conversations.history");
     assert_eq!(history.len(), 2, "one call per cited message: {history:?}");
 }
+
+/// Slack file links are checked with `files.info` through the workspace's token: a
+/// file Slack knows is verified and titled as Slack titles it; one it does not know is
+/// broken.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slack_file_links_are_checked_with_files_info() {
+    let h = harness().await;
+    // The shape of files.info's documented `file` object.
+    h.slack.add_file(serde_json::json!({
+        "id": "F0S43PZDF", "created": 1531763342, "timestamp": 1531763342,
+        "name": "q3-plan.pdf", "title": "Q3 plan", "mimetype": "application/pdf",
+        "filetype": "pdf", "user": "U061F7AUR", "mode": "hosted", "is_external": false,
+        "url_private": "https://files.slack.com/files-pri/T061EG9RZ-F0S43PZDF/q3-plan.pdf"
+    }));
+    let text = format!(
+        "<@{BOT_USER_ID}> The plan ships in Q3 [1]. The old plan said Q2 [2].\n\n[1] https://files.slack.com/files-pri/T061EG9RZ-F0S43PZDF/q3-plan.pdf\n[2] https://fakeslack.slack.com/files/U061F7AUR/F0GONE0001/old-plan.pdf"
+    );
+    let event = app_mention_event(CHANNEL, "U1", &text, "1700001100.000900", None);
+    h.event("EvSlackFiles", event, &[]).await;
+    let posts = h.slack.wait_for("chat.postMessage", 1, WAIT).await;
+    let shown = posted_text(&posts[0]);
+    assert!(shown.contains("Q3 plan"), "{shown}");
+    assert!(shown.contains("1 verified"), "{shown}");
+    assert!(shown.contains("1 broken"), "{shown}");
+    let infos = h.slack.calls_to("files.info");
+    let asked: Vec<&str> = infos.iter().filter_map(|c| c.str("file")).collect();
+    assert!(
+        asked.contains(&"F0S43PZDF") && asked.contains(&"F0GONE0001"),
+        "{asked:?}"
+    );
+}

@@ -421,3 +421,48 @@ async fn the_check_says_whether_each_page_supports_its_claim() {
     let report: Value = serde_json::from_str(&stdout(&output)).expect("json");
     assert!(report["claims"][0].get("support").is_none());
 }
+
+/// With `SLACK_BOT_TOKEN`, `check` checks Slack permalinks and files through the Web
+/// API (here a fake one): a message that exists and a file Slack knows are verified,
+/// the file titled as Slack titles it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_uses_the_slack_token_for_permalinks_and_files() {
+    let slack = support::FakeSlack::start().await;
+    slack.add_message(
+        "C0DOCS",
+        support::Message::from_user("1700002000.000100", "U2", "Deploys are frozen on Fridays."),
+    );
+    slack.add_file(serde_json::json!({
+        "id": "F0S43PZDF", "name": "q3-plan.pdf", "title": "Q3 plan", "mode": "hosted"
+    }));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = write_answer(
+        &dir,
+        &format!(
+            "Deploys are frozen on Fridays [1], says the plan [2].\n\n[1] {} - Freeze announcement\n[2] https://files.slack.com/files-pri/T061EG9RZ-F0S43PZDF/q3-plan.pdf\n",
+            support::slack::permalink("C0DOCS", "1700002000.000100", None)
+        ),
+    );
+    let mut env = allow_private();
+    env.push(("SOURCEBOT_SLACK_API_URL", slack.api_url()));
+    let mut cmd = command(
+        &["check".into(), file, "--format".into(), "json".into()],
+        &env,
+    );
+    cmd.env("SLACK_BOT_TOKEN", "xoxb-test-token");
+    let output = run(cmd).await;
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report: Value = serde_json::from_str(&stdout(&output)).expect("json");
+    let sources: Vec<&Value> = report["groups"]
+        .as_array()
+        .expect("groups")
+        .iter()
+        .flat_map(|g| g["sources"].as_array().into_iter().flatten())
+        .collect();
+    assert_eq!(sources.len(), 2, "{report}");
+    for source in &sources {
+        assert_eq!(source["verdict"]["class"], "verified", "{source}");
+    }
+    assert!(sources.iter().any(|s| s["title"] == "Q3 plan"), "{report}");
+    assert_eq!(slack.calls_to("files.info").len(), 1);
+}

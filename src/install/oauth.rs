@@ -33,6 +33,7 @@ pub const BOT_SCOPES: &[&str] = &[
     "channels:history",
     "chat:write",
     "commands",
+    "files:read",
     "groups:history",
     "im:history",
     "mpim:history",

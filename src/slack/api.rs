@@ -627,6 +627,21 @@ impl SlackApi {
             .find(|m| m.get("ts").and_then(Value::as_str) == Some(link.ts.as_str())))
     }
 
+    /// A file's metadata (`files.info`), as Slack sent it (`file`); Slack's
+    /// `file_not_found` and `file_deleted` come back as [`CallError::Slack`].
+    pub async fn file_info(&self, file_id: &str) -> Result<Value, CallError> {
+        let session = self.client.open_session(&self.token);
+        let params = vec![("file", Some(file_id.to_string()))];
+        let reply: RawFile = self
+            .call("files.info", || {
+                session
+                    .http_session_api
+                    .http_get("files.info", &params, None)
+            })
+            .await?;
+        Ok(reply.file)
+    }
+
     /// One page of a history or replies method, its messages kept as Slack wrote them
     /// (every field: slack-morphism's models drop attachment fields the reader needs).
     /// A message whose JSON cannot be read even leniently is left out, and the log
@@ -704,6 +719,13 @@ fn block_content(message: &Outgoing) -> SlackMessageContent {
     SlackMessageContent::new()
         .with_text(message.blocks.text.clone())
         .opt_blocks(blocks)
+}
+
+/// `files.info`'s reply: the file object.
+#[derive(serde::Deserialize)]
+struct RawFile {
+    #[serde(default)]
+    file: Value,
 }
 
 /// A page of messages, each as raw JSON.

@@ -401,6 +401,32 @@ pub struct Permalink {
     pub thread_ts: Option<String>,
 }
 
+/// The file id (`F…`) a Slack file link names: `files.slack.com/files-pri/T…-F…/name`
+/// (and `files-tmb`), or `WORKSPACE.slack.com/files/U…/F…/name`; `None` for anything
+/// else.
+pub fn slack_file_id(link: &str) -> Option<String> {
+    let url = url::Url::parse(link).ok()?;
+    let host = url.host_str()?.to_ascii_lowercase();
+    if !(host == "slack.com" || host.ends_with(".slack.com")) {
+        return None;
+    }
+    let segments: Vec<&str> = url.path_segments()?.collect();
+    let candidate = match segments.as_slice() {
+        ["files-pri" | "files-tmb", team_file, ..] if host == "files.slack.com" => {
+            team_file.split('-').nth(1)?
+        }
+        ["files", _user, file, ..] if host != "files.slack.com" => file,
+        _ => return None,
+    };
+    let valid = candidate.len() >= 7
+        && candidate.len() <= 24
+        && candidate.starts_with('F')
+        && candidate
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit());
+    valid.then(|| candidate.to_string())
+}
+
 impl Permalink {
     /// Reads a permalink; `None` for anything else.
     pub fn parse(link: &str) -> Option<Permalink> {

@@ -12,13 +12,13 @@
 //! workspace with no installation is acknowledged, logged and not acted on.
 
 use super::api::SlackApi;
-use super::inbound::{BotIdentity, Permalink, Watch};
+use super::inbound::{slack_file_id, BotIdentity, Permalink, Watch};
 use crate::collect::slack_message::{read_message, ReadOptions};
 use crate::model::{SourceKind, Verdict, VerdictClass};
 use crate::page::{Page, PageKind, PageRead};
 use crate::state::memory::TtlMap;
 use crate::state::{BotState, ScopedState};
-use crate::verify::InternalChecker;
+use crate::verify::{Checked, InternalChecker};
 use async_trait::async_trait;
 use dashmap::DashMap;
 use futures_util::future::BoxFuture;
@@ -432,7 +432,114 @@ impl PermalinkChecker {
     }
 }
 
+impl PermalinkChecker {
+    /// A message's verdict: whether Slack has it (keeping its text for the support
+    /// check).
+    async fn check_message(&self, url: &str) -> Verdict {
+        let started = Instant::now();
+        let Some(link) = Permalink::parse(url) else {
+            return Verdict::not_checked("not a Slack message link");
+        };
+        let (class, reason) = match self.api.message(&link).await {
+            Ok(Some(message)) => {
+                self.keep_text(url, &message);
+                (VerdictClass::Verified, "the message exists".to_string())
+            }
+            Ok(None) => (
+                VerdictClass::Broken,
+                "Slack has no such message".to_string(),
+            ),
+            Err(error) => match error.code() {
+                Some(
+                    "channel_not_found" | "not_in_channel" | "missing_scope" | "access_denied",
+                ) => (
+                    VerdictClass::Restricted,
+                    format!(
+                        "the bot cannot see this channel ({})",
+                        error.code().unwrap_or_default()
+                    ),
+                ),
+                Some("thread_not_found" | "message_not_found") => (
+                    VerdictClass::Broken,
+                    "Slack has no such message".to_string(),
+                ),
+                _ => (VerdictClass::Unreachable, error.to_string()),
+            },
+        };
+        Verdict {
+            class,
+            status_code: None,
+            final_url: Some(url.to_string()),
+            elapsed_ms: Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)),
+            reason: Some(reason),
+        }
+    }
+
+    /// A Slack file's verdict and title through `files.info`.
+    async fn check_file(&self, url: &str, file_id: &str) -> Checked {
+        let started = Instant::now();
+        let verdict = |class: VerdictClass, reason: String| Verdict {
+            class,
+            status_code: None,
+            final_url: Some(url.to_string()),
+            elapsed_ms: Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)),
+            reason: Some(reason),
+        };
+        match self.api.file_info(file_id).await {
+            Ok(file) => {
+                let text = |key: &str| {
+                    file.get(key)
+                        .and_then(Value::as_str)
+                        .map(str::trim)
+                        .filter(|t| !t.is_empty())
+                        .map(str::to_string)
+                };
+                let title = text("title").or_else(|| text("name"));
+                if file.get("mode").and_then(Value::as_str) == Some("tombstone") {
+                    return Checked {
+                        verdict: verdict(VerdictClass::Broken, "the file was deleted".into()),
+                        title,
+                    };
+                }
+                Checked {
+                    verdict: verdict(VerdictClass::Verified, "the file exists".into()),
+                    title,
+                }
+            }
+            Err(error) => Checked::untitled(match error.code() {
+                Some("file_not_found" | "file_deleted") => verdict(
+                    VerdictClass::Broken,
+                    "Slack has no such file, or it was deleted".into(),
+                ),
+                Some("missing_scope" | "access_denied" | "not_allowed_token_type") => verdict(
+                    VerdictClass::Restricted,
+                    format!(
+                        "the bot cannot read files ({}; it needs the files:read scope)",
+                        error.code().unwrap_or_default()
+                    ),
+                ),
+                Some("not_authed" | "invalid_auth" | "token_revoked" | "account_inactive") => {
+                    Verdict::not_checked(format!(
+                        "not checked: Slack refused the bot's token ({})",
+                        error.code().unwrap_or_default()
+                    ))
+                }
+                _ => verdict(VerdictClass::Unreachable, error.to_string()),
+            }),
+        }
+    }
+}
+
 impl InternalChecker for PermalinkChecker {
+    fn check_titled<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Checked> {
+        Box::pin(async move {
+            match slack_file_id(url) {
+                Some(file_id) => self.check_file(url, &file_id).await,
+                None => Checked::untitled(self.check_message(url).await),
+            }
+        })
+    }
+
     fn read<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Option<PageRead>> {
         Box::pin(async move {
             if let Some(kept) = self.texts.get(&url.to_string()) {
@@ -451,49 +558,12 @@ impl InternalChecker for PermalinkChecker {
     }
 
     fn handles(&self, kind: SourceKind, url: &str) -> bool {
-        kind == SourceKind::Slack && Permalink::parse(url).is_some()
+        (kind == SourceKind::Slack && Permalink::parse(url).is_some())
+            || slack_file_id(url).is_some()
     }
 
     fn check<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Verdict> {
-        Box::pin(async move {
-            let started = Instant::now();
-            let Some(link) = Permalink::parse(url) else {
-                return Verdict::not_checked("not a Slack message link");
-            };
-            let (class, reason) = match self.api.message(&link).await {
-                Ok(Some(message)) => {
-                    self.keep_text(url, &message);
-                    (VerdictClass::Verified, "the message exists".to_string())
-                }
-                Ok(None) => (
-                    VerdictClass::Broken,
-                    "Slack has no such message".to_string(),
-                ),
-                Err(error) => match error.code() {
-                    Some(
-                        "channel_not_found" | "not_in_channel" | "missing_scope" | "access_denied",
-                    ) => (
-                        VerdictClass::Restricted,
-                        format!(
-                            "the bot cannot see this channel ({})",
-                            error.code().unwrap_or_default()
-                        ),
-                    ),
-                    Some("thread_not_found" | "message_not_found") => (
-                        VerdictClass::Broken,
-                        "Slack has no such message".to_string(),
-                    ),
-                    _ => (VerdictClass::Unreachable, error.to_string()),
-                },
-            };
-            Verdict {
-                class,
-                status_code: None,
-                final_url: Some(url.to_string()),
-                elapsed_ms: Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)),
-                reason: Some(reason),
-            }
-        })
+        Box::pin(async move { self.check_titled(url).await.verdict })
     }
 }
 

@@ -18,7 +18,7 @@ pub fn command_for(program: &str, args: &[String], envs: &[(&str, String)]) -> C
     cmd.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
     for (key, _) in std::env::vars() {
         let upper = key.to_ascii_uppercase();
-        if key.starts_with("SOURCEBOT_") || upper.ends_with("_PROXY") {
+        if key.starts_with("SOURCEBOT_") || key.starts_with("SLACK_") || upper.ends_with("_PROXY") {
             cmd.env_remove(key);
         }
     }

@@ -255,6 +255,8 @@ struct Inner {
     oauth_codes: HashMap<String, OAuthGrant>,
     refresh_tokens: HashMap<String, OAuthGrant>,
     tokens_issued: u64,
+    /// Files `files.info` knows, by id.
+    files: HashMap<String, Value>,
 }
 
 /// State shared by the handlers and the [`FakeSlack`] handle.
@@ -342,6 +344,7 @@ impl FakeSlack {
                 oauth_codes: HashMap::new(),
                 refresh_tokens: HashMap::new(),
                 tokens_issued: 0,
+                files: HashMap::new(),
             }),
             changed: Notify::new(),
             stop: stop_rx.clone(),
@@ -415,6 +418,12 @@ impl FakeSlack {
         let mut inner = self.shared.lock();
         let queue = inner.failures.entry(method.to_string()).or_default();
         queue.extend(std::iter::repeat_n(failure, times));
+    }
+
+    /// Makes `file` (a file object as `files.info` returns it, with its `id`) known.
+    pub fn add_file(&self, file: Value) {
+        let id = file["id"].as_str().unwrap_or_default().to_string();
+        self.shared.lock().files.insert(id, file);
     }
 
     /// Seeds `message` into `channel`'s history (a reply when `thread_ts` is set and
@@ -1439,6 +1448,7 @@ const KNOWN_METHODS: &[&str] = &[
     "conversations.replies",
     "apps.connections.open",
     "oauth.v2.access",
+    "files.info",
 ];
 
 /// The JSON answer to a Web API call that did not fail on purpose.
@@ -1480,6 +1490,16 @@ fn dispatch(inner: &mut Inner, base: &str, call: &Call) -> Value {
         "chat.delete" => delete_message(inner, params),
         "chat.getPermalink" => get_permalink(inner, params),
         "conversations.history" => history(inner, params),
+        "files.info" => {
+            let id = params
+                .get("file")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            match inner.files.get(id) {
+                Some(file) => json!({ "ok": true, "file": file }),
+                None => json!({ "ok": false, "error": "file_not_found" }),
+            }
+        }
         "conversations.replies" => replies(inner, params),
         "apps.connections.open" => {
             inner.socket_urls += 1;
