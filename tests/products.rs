@@ -277,6 +277,10 @@ async fn fake_github() -> HostileServer {
         ),
         ("/api/v3/repos/acme/tools/issues/11", Route::status(500)),
         (
+            "/api/v3/repos/acme/tools/issues/13",
+            Route::always(json(200, serde_json::json!({"number": 13, "title": "Too late"})).after(std::time::Duration::from_secs(5))),
+        ),
+        (
             "/api/v3/repos/acme/tools/issues/12",
             api(json(403, serde_json::json!({"message": "Resource not accessible by personal access token", "status": "403"}))),
         ),
@@ -295,13 +299,21 @@ async fn github_links_are_checked_through_the_rest_api() {
     // Enterprise Server: links are on the API's host.
     let web = github.url("");
     let text = format!(
-        "Repo [1]. Issue [2]. PR [3]. Doc [4]. Commit [5]. Secret [6]. Deleted [7]. Waited [8]. Failing [9]. Denied [10].\n\n\
+        "Repo [1]. Issue [2]. PR [3]. Doc [4]. Commit [5]. Secret [6]. Deleted [7]. Waited [8]. Failing [9]. Denied [10]. Slow [11].\n\n\
          [1] {web}acme/tools\n[2] {web}acme/tools/issues/42\n[3] {web}acme/tools/pull/7/files\n\
          [4] {web}acme/tools/blob/main/docs/freeze.md\n[5] {web}acme/tools/commit/0a1b2c3d\n\
          [6] {web}acme/secret\n[7] {web}acme/tools/issues/9\n[8] {web}acme/tools/issues/10\n\
-         [9] {web}acme/tools/issues/11\n[10] {web}acme/tools/issues/12\n"
+         [9] {web}acme/tools/issues/11\n[10] {web}acme/tools/issues/12\n\
+         [11] {web}acme/tools/issues/13\n"
     );
+    let started = std::time::Instant::now();
     let report = check(&pipeline, &text).await;
+    // The slow one ends with the 2 s budget (and its grace), not after 5 s.
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(4),
+        "{:?}",
+        started.elapsed()
+    );
     let expect = [
         ("acme/tools\n", VerdictClass::Verified, Some("acme/tools")),
         (
@@ -329,6 +341,7 @@ async fn github_links_are_checked_through_the_rest_api() {
         ("issues/10", VerdictClass::Verified, Some("After the wait")),
         ("issues/11", VerdictClass::ServerError, None),
         ("issues/12", VerdictClass::Restricted, None),
+        ("issues/13", VerdictClass::TimedOut, None),
     ];
     for (part, class, title) in expect {
         let found = if part == "acme/tools\n" {
