@@ -63,6 +63,7 @@ pub mod pipeline;
 pub mod products;
 pub mod render;
 pub mod score;
+pub mod setting;
 pub mod slack;
 pub mod state;
 pub mod support;

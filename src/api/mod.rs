@@ -15,11 +15,11 @@
 //! unreachable).
 
 use crate::collect::input::{FormatHint, InputError};
-use crate::config::{duration, positive, ConfigError};
 use crate::metrics::Metrics;
 use crate::model::{Answer, Report};
 use crate::render::answer::answer_mrkdwn;
 use crate::render::blocks::BlockMessage;
+use crate::setting::{duration, positive, ConfigError};
 use crate::slack::api::{CallError, Outgoing};
 use crate::slack::workspace::Unserved;
 use crate::slack::{Bot, Workspace, WorkspaceKey};

@@ -7,7 +7,7 @@
 
 use super::store::Installation;
 use super::token_key::TokenKey;
-use crate::config::ConfigError;
+use crate::setting::ConfigError;
 use ring::hmac;
 use ring::rand::{SecureRandom, SystemRandom};
 use serde_json::Value;

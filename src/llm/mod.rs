@@ -15,7 +15,7 @@ mod client;
 
 pub use client::{Answered, CallBudget, JsonRequest, LlmClient, Usage};
 
-use crate::config::{duration, positive, ConfigError};
+use crate::setting::{duration, positive, ConfigError};
 use std::time::Duration;
 use url::Url;
 

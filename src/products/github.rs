@@ -10,9 +10,9 @@
 
 use super::api::{self, ApiFailure, Auth, ProductApi};
 use super::notion::api_base;
-use crate::config::ConfigError;
 use crate::metrics::Metrics;
 use crate::model::{SourceKind, Verdict};
+use crate::setting::ConfigError;
 use crate::verify::{Checked, InternalChecker, VerifySettings};
 use futures_util::future::BoxFuture;
 use serde_json::Value;

@@ -13,9 +13,9 @@ pub mod api;
 pub mod github;
 pub mod notion;
 
-use crate::config::ConfigError;
 use crate::metrics::Metrics;
 use crate::model::{SourceKind, Verdict, VerdictClass};
+use crate::setting::ConfigError;
 use crate::state::memory::TtlMap;
 use crate::verify::flights::Flights;
 use crate::verify::{Checked, Checkers, InternalChecker, VerifySettings};

@@ -2,7 +2,7 @@
 //! API to call, which bots to watch. Each missing or malformed setting is one
 //! [`ConfigError`] naming the variable and what it should look like.
 
-use crate::config::{duration, ConfigError};
+use crate::setting::{duration, ConfigError};
 use std::net::SocketAddr;
 use std::time::Duration;
 
