@@ -395,7 +395,7 @@ pub struct Source {
     pub verdict: Verdict,
     /// How far it can be trusted, and why (computed by [`crate::score`]).
     #[serde(default)]
-    pub credibility: Option<crate::score::confidence::SourceCredibility>,
+    pub credibility: Option<SourceCredibility>,
 }
 
 impl Source {
@@ -436,7 +436,7 @@ pub struct Claim {
     pub signals: Vec<ClaimSignal>,
     /// What kind of statement it makes (computed by [`crate::score`]).
     #[serde(default)]
-    pub claim_type: Option<crate::score::classify::ClaimType>,
+    pub claim_type: Option<ClaimType>,
     /// How well the sources it cites suit its type, 0–1 (the mean of
     /// [`crate::score::classify::relevance`] over them; `None` when it cites nothing).
     #[serde(default)]
@@ -712,7 +712,7 @@ pub struct Report {
     pub warnings: Vec<String>,
     /// How far the answer can be trusted (computed by [`crate::score`]).
     #[serde(default)]
-    pub confidence: Option<crate::score::confidence::AnswerConfidence>,
+    pub confidence: Option<AnswerConfidence>,
 }
 
 impl Report {
@@ -725,4 +725,89 @@ impl Report {
     pub fn uncited_claims(&self) -> impl Iterator<Item = &Claim> {
         self.claims.iter().filter(|c| c.is_uncited())
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// What scoring computes (filled in by `crate::score`; the data lives here so that the
+// model depends on no stage)
+// ---------------------------------------------------------------------------------------
+
+/// The kind of statement a claim makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimType {
+    /// Figures about people or things: percentages, rates, survey results.
+    Statistics,
+    /// Prices, costs, revenue, salaries.
+    Money,
+    /// Medicine and health.
+    Health,
+    /// Law, regulation, compliance.
+    Law,
+    /// Software: APIs, versions, errors, commands.
+    Code,
+    /// Anything else.
+    General,
+}
+
+/// A source's credibility and what it is made of.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SourceCredibility {
+    /// The final score, 0.0–1.0.
+    pub value: f64,
+    /// The starting score (domain tier, kind or agent registry; 0.0 without a URL).
+    pub base: f64,
+    /// Where the base came from: `domain`, `kind`, `agent` or `no_url`.
+    pub base_from: String,
+    /// What the verdict added or took.
+    pub verification: f64,
+    /// The agent's own confidence, if it gave one (clamped to 0–1).
+    pub agent_confidence: Option<f64>,
+    /// For search-results input: the result's search score and its parts (domain,
+    /// recency, snippet, position); `null` otherwise.
+    #[serde(default)]
+    pub search: Option<SearchComponents>,
+}
+
+/// A search result's component scores and value, without the result itself: what a
+/// source collected from search-results input carries beside its credibility.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchComponents {
+    /// Reputation of the link's domain.
+    pub domain: f64,
+    /// How recent the result is.
+    pub recency: f64,
+    /// How informative the snippet is.
+    pub snippet: f64,
+    /// Rank score.
+    pub position: f64,
+    /// `0.4·domain + 0.3·recency + 0.2·snippet + 0.1·position`, rounded to 4 decimals.
+    pub value: f64,
+    /// Whether `value` is above the search-score threshold
+    /// (`crate::score::search::DEFAULT_CREDIBILITY_THRESHOLD`).
+    pub above_threshold: bool,
+}
+
+/// The answer's confidence and its parts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnswerConfidence {
+    /// `credibility × mean + diversity × diversity`, clamped; exactly 0.0 without
+    /// citations.
+    pub value: f64,
+    /// `high` (≥ 0.85), `medium` (≥ 0.6) or `low`.
+    pub label: String,
+    /// The mean credibility of the cited sources.
+    pub mean_credibility: f64,
+    /// Unique registrable domains over cited sources, at most 1.0.
+    pub diversity: f64,
+    /// Cited sources.
+    pub sources: usize,
+    /// Unique registrable domains among them.
+    pub domains: usize,
+    /// The share of claims that cite a source (1.0 when there are no claims).
+    pub coverage: f64,
+    /// After a support check: the share of judged claims that a cited page supports
+    /// (fully or partly). `None` when no claim was judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supported_share: Option<f64>,
 }

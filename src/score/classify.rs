@@ -5,27 +5,9 @@
 //! patterns now, an embedding classifier can take its place later. [`relevance`] says
 //! how well a source fits a claim's type.
 
+pub use crate::model::ClaimType;
 use crate::model::SourceKind;
 use crate::score::domain::Tier;
-use serde::{Deserialize, Serialize};
-
-/// The kind of statement a claim makes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ClaimType {
-    /// Figures about people or things: percentages, rates, survey results.
-    Statistics,
-    /// Prices, costs, revenue, salaries.
-    Money,
-    /// Medicine and health.
-    Health,
-    /// Law, regulation, compliance.
-    Law,
-    /// Software: APIs, versions, errors, commands.
-    Code,
-    /// Anything else.
-    General,
-}
 
 /// Decides a claim's type. Implementations must be cheap: every claim of every answer
 /// goes through one.

@@ -14,6 +14,7 @@
 //!
 //! Domain lookups come in as functions, so the formulas are tested on their own.
 
+pub use crate::model::{AnswerConfidence, SourceCredibility};
 use crate::model::{Source, SourceKind, VerdictClass};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
@@ -94,25 +95,6 @@ impl ReliabilityRegistry {
     }
 }
 
-/// A source's credibility and what it is made of.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SourceCredibility {
-    /// The final score, 0.0–1.0.
-    pub value: f64,
-    /// The starting score (domain tier, kind or agent registry; 0.0 without a URL).
-    pub base: f64,
-    /// Where the base came from: `domain`, `kind`, `agent` or `no_url`.
-    pub base_from: String,
-    /// What the verdict added or took.
-    pub verification: f64,
-    /// The agent's own confidence, if it gave one (clamped to 0–1).
-    pub agent_confidence: Option<f64>,
-    /// For search-results input: the result's search score and its parts (domain,
-    /// recency, snippet, position); `null` otherwise.
-    #[serde(default)]
-    pub search: Option<crate::score::search::SearchComponents>,
-}
-
 /// `min(1.0, max(0.0, x))`.
 pub fn clamp(x: f64) -> f64 {
     1.0_f64.min(0.0_f64.max(x))
@@ -172,30 +154,6 @@ pub fn source_credibility(
         agent_confidence,
         search: None,
     }
-}
-
-/// The answer's confidence and its parts.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AnswerConfidence {
-    /// `credibility × mean + diversity × diversity`, clamped; exactly 0.0 without
-    /// citations.
-    pub value: f64,
-    /// `high` (≥ 0.85), `medium` (≥ 0.6) or `low`.
-    pub label: String,
-    /// The mean credibility of the cited sources.
-    pub mean_credibility: f64,
-    /// Unique registrable domains over cited sources, at most 1.0.
-    pub diversity: f64,
-    /// Cited sources.
-    pub sources: usize,
-    /// Unique registrable domains among them.
-    pub domains: usize,
-    /// The share of claims that cite a source (1.0 when there are no claims).
-    pub coverage: f64,
-    /// After a support check: the share of judged claims that a cited page supports
-    /// (fully or partly). `None` when no claim was judged.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub supported_share: Option<f64>,
 }
 
 /// Takes the support check into account: an answer with any claim that its pages do

@@ -27,6 +27,7 @@
 //! * **Position** ([`position_score`]): `1 − (position − 1)/9` clamped to `[0, 1]`;
 //!   position 0 counts as 1, no position scores 0.5.
 
+pub use crate::model::SearchComponents;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
@@ -204,24 +205,6 @@ pub struct SearchScore {
     pub position: f64,
     /// The weighted sum, rounded to 4 decimals.
     pub value: f64,
-}
-
-/// A search result's component scores and value, without the result itself: what a
-/// source collected from search-results input carries beside its credibility.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SearchComponents {
-    /// Reputation of the link's domain.
-    pub domain: f64,
-    /// How recent the result is.
-    pub recency: f64,
-    /// How informative the snippet is.
-    pub snippet: f64,
-    /// Rank score.
-    pub position: f64,
-    /// `0.4·domain + 0.3·recency + 0.2·snippet + 0.1·position`, rounded to 4 decimals.
-    pub value: f64,
-    /// Whether `value` is above [`DEFAULT_CREDIBILITY_THRESHOLD`].
-    pub above_threshold: bool,
 }
 
 impl From<SearchScore> for SearchComponents {
