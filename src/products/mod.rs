@@ -12,6 +12,7 @@
 pub mod api;
 pub mod github;
 pub mod notion;
+pub mod token;
 
 use crate::config::ConfigError;
 use crate::metrics::Metrics;
