@@ -11,6 +11,7 @@
 
 pub mod api;
 pub mod github;
+pub mod google;
 pub mod notion;
 pub mod token;
 
@@ -31,6 +32,8 @@ pub struct ProductSettings {
     pub notion: Option<notion::NotionSettings>,
     /// GitHub (`SOURCEBOT_GITHUB_TOKEN`).
     pub github: Option<github::GithubSettings>,
+    /// Google Drive (`SOURCEBOT_GOOGLE_CREDENTIALS`).
+    pub google: Option<google::GoogleSettings>,
 }
 
 impl ProductSettings {
@@ -41,6 +44,7 @@ impl ProductSettings {
         Ok(ProductSettings {
             notion: notion::NotionSettings::from_lookup(get)?,
             github: github::GithubSettings::from_lookup(get)?,
+            google: google::GoogleSettings::from_lookup(get)?,
         })
     }
 }
@@ -66,6 +70,11 @@ pub fn checker(
     if let Some(github) = &settings.github {
         add(github::checker(github, verify, metrics.clone()));
     }
+    add(google::checker(
+        settings.google.as_ref(),
+        verify,
+        metrics.clone(),
+    ));
     match checkers.len() {
         0 => None,
         1 => checkers.pop(),
