@@ -12,6 +12,7 @@
 pub mod api;
 pub mod github;
 pub mod google;
+pub mod microsoft;
 pub mod notion;
 pub mod token;
 
@@ -34,6 +35,9 @@ pub struct ProductSettings {
     pub github: Option<github::GithubSettings>,
     /// Google Drive (`SOURCEBOT_GOOGLE_CREDENTIALS`).
     pub google: Option<google::GoogleSettings>,
+    /// SharePoint and OneDrive through Microsoft Graph (`SOURCEBOT_MS_TENANT_ID`,
+    /// `SOURCEBOT_MS_CLIENT_ID`, `SOURCEBOT_MS_CLIENT_SECRET`).
+    pub microsoft: Option<microsoft::MicrosoftSettings>,
 }
 
 impl ProductSettings {
@@ -45,6 +49,7 @@ impl ProductSettings {
             notion: notion::NotionSettings::from_lookup(get)?,
             github: github::GithubSettings::from_lookup(get)?,
             google: google::GoogleSettings::from_lookup(get)?,
+            microsoft: microsoft::MicrosoftSettings::from_lookup(get)?,
         })
     }
 }
@@ -72,6 +77,11 @@ pub fn checker(
     }
     add(google::checker(
         settings.google.as_ref(),
+        verify,
+        metrics.clone(),
+    ));
+    add(microsoft::checker(
+        settings.microsoft.as_ref(),
         verify,
         metrics.clone(),
     ));
