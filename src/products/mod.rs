@@ -11,7 +11,10 @@
 
 pub mod api;
 pub mod github;
+pub mod google;
+pub mod microsoft;
 pub mod notion;
+pub mod token;
 
 use crate::metrics::Metrics;
 use crate::model::{SourceKind, Verdict, VerdictClass};
@@ -30,6 +33,11 @@ pub struct ProductSettings {
     pub notion: Option<notion::NotionSettings>,
     /// GitHub (`SOURCEBOT_GITHUB_TOKEN`).
     pub github: Option<github::GithubSettings>,
+    /// Google Drive (`SOURCEBOT_GOOGLE_CREDENTIALS`).
+    pub google: Option<google::GoogleSettings>,
+    /// SharePoint and OneDrive through Microsoft Graph (`SOURCEBOT_MS_TENANT_ID`,
+    /// `SOURCEBOT_MS_CLIENT_ID`, `SOURCEBOT_MS_CLIENT_SECRET`).
+    pub microsoft: Option<microsoft::MicrosoftSettings>,
 }
 
 impl ProductSettings {
@@ -40,6 +48,8 @@ impl ProductSettings {
         Ok(ProductSettings {
             notion: notion::NotionSettings::from_lookup(get)?,
             github: github::GithubSettings::from_lookup(get)?,
+            google: google::GoogleSettings::from_lookup(get)?,
+            microsoft: microsoft::MicrosoftSettings::from_lookup(get)?,
         })
     }
 }
@@ -65,6 +75,16 @@ pub fn checker(
     if let Some(github) = &settings.github {
         add(github::checker(github, verify, metrics.clone()));
     }
+    add(google::checker(
+        settings.google.as_ref(),
+        verify,
+        metrics.clone(),
+    ));
+    add(microsoft::checker(
+        settings.microsoft.as_ref(),
+        verify,
+        metrics.clone(),
+    ));
     match checkers.len() {
         0 => None,
         1 => checkers.pop(),

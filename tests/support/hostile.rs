@@ -22,6 +22,9 @@ use tokio::task::{JoinHandle, JoinSet};
 /// a longer one gets `431` and the connection is closed.
 pub const MAX_HEAD: usize = 16 * 1024;
 
+/// The most request-body bytes kept in [`RequestInfo::body`].
+pub const MAX_KEPT_BODY: usize = 64 * 1024;
+
 /// The `Content-Length` that [`Action::HeadersThenStall`] announces.
 pub const STALL_CONTENT_LENGTH: u64 = 1_000_000;
 
@@ -44,8 +47,13 @@ pub struct RequestInfo {
     pub method: String,
     /// The path of the request target, without query or fragment.
     pub path: String,
+    /// The query of the request target, without the `?` (empty when there is none).
+    pub query: String,
     /// The header fields in the order sent, names as sent.
     pub headers: Vec<(String, String)>,
+    /// The first [`MAX_KEPT_BODY`] bytes of a `Content-Length` request body (a form
+    /// posted to a token endpoint); the rest is read and dropped.
+    pub body: Vec<u8>,
 }
 
 impl RequestInfo {
@@ -483,13 +491,13 @@ where
         };
         buf.drain(..head_len);
         let Parsed {
-            req,
+            mut req,
             mut keep_alive,
             body_len,
         } = parsed;
         match body_len {
             Some(len) => {
-                if !skip_body(&mut stream, &mut buf, len).await {
+                if !read_body(&mut stream, &mut buf, len, &mut req.body).await {
                     return;
                 }
             }
@@ -546,11 +554,19 @@ fn find_blank_line(bytes: &[u8]) -> Option<usize> {
     bytes.windows(4).position(|w| w == b"\r\n\r\n")
 }
 
-/// Discards a request body of `len` bytes; false if the client went away.
-async fn skip_body<S: AsyncRead + Unpin>(stream: &mut S, buf: &mut Vec<u8>, len: u64) -> bool {
+/// Reads a request body of `len` bytes, keeping its first [`MAX_KEPT_BODY`] bytes in
+/// `kept`; false if the client went away.
+async fn read_body<S: AsyncRead + Unpin>(
+    stream: &mut S,
+    buf: &mut Vec<u8>,
+    len: u64,
+    kept: &mut Vec<u8>,
+) -> bool {
     let mut left = len;
     loop {
         let take = left.min(buf.len() as u64) as usize;
+        let keep = take.min(MAX_KEPT_BODY.saturating_sub(kept.len()));
+        kept.extend_from_slice(&buf[..keep]);
         buf.drain(..take);
         left -= take as u64;
         if left == 0 {
@@ -590,7 +606,12 @@ fn parse_head(head: &[u8]) -> Option<Parsed> {
     let req = RequestInfo {
         method: method.to_owned(),
         path: target_path(target).to_owned(),
+        query: target
+            .split_once('?')
+            .map(|(_, q)| q.split('#').next().unwrap_or("").to_owned())
+            .unwrap_or_default(),
         headers,
+        body: Vec::new(),
     };
     let connection = req.header("connection").unwrap_or("").to_ascii_lowercase();
     let keep_alive = if version == "HTTP/1.0" {

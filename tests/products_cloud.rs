@@ -1,0 +1,882 @@
+//! Google Drive and SharePoint/OneDrive links checked through their products' APIs,
+//! end to end through the public pipeline: fake token endpoints and fake Drive and
+//! Graph APIs on loopback answer with the JSON each product's documentation shows
+//! (found, trashed or deleted, 404 with the product's error body, 403, 429 with
+//! `Retry-After: 1` then 200, 500, too slow for the 2 s budget, a refused credential
+//! at sign-in). The answers cite real-looking Google and SharePoint links; only the
+//! ids travel, to the configured fakes. Each check asserts the verdict, its reason and
+//! the title (the product's name for a bare link, the answer's own label otherwise),
+//! that one token serves every link, and that it is sent as `Bearer`.
+
+mod support;
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use serde_json::{json, Value};
+use sourcebot::collect::input::FormatHint;
+use sourcebot::config::Config;
+use sourcebot::model::{Report, Source, VerdictClass};
+use sourcebot::pipeline::Pipeline;
+use sourcebot::products::microsoft::share_id;
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use support::{Action, HostileServer, RequestInfo, Route};
+
+/// The throwaway test key (see tests/data/README.md).
+const TEST_KEY: &str = include_str!("data/products/throwaway-service-account.pem");
+const SERVICE_ACCOUNT: &str = "sourcebot@acme-sourcebot.iam.gserviceaccount.com";
+const GOOGLE_TOKEN: &str = "ya29.c.fake-drive-token";
+const GRAPH_TOKEN: &str = "eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.fake-graph-token";
+const TENANT: &str = "acme.onmicrosoft.com";
+
+/// A pipeline configured with `vars` (and a 2 s check budget).
+fn pipeline(vars: &[(&str, String)]) -> Pipeline {
+    let mut vars: HashMap<String, String> = vars
+        .iter()
+        .map(|(k, v)| ((*k).to_string(), v.clone()))
+        .collect();
+    vars.insert("SOURCEBOT_VERIFY_TIMEOUT".into(), "2s".into());
+    let config =
+        Config::from_lookup(|name| vars.get(name).cloned()).expect("the settings are valid");
+    Pipeline::builder()
+        .config(config)
+        .build()
+        .expect("the pipeline starts")
+}
+
+/// `text` parsed and checked by `pipeline`.
+async fn check(pipeline: &Pipeline, text: &str) -> Report {
+    let answer = pipeline
+        .parse(text.as_bytes(), FormatHint::Auto)
+        .expect("the answer is read");
+    pipeline.check(&answer).await
+}
+
+/// The source citing `link`.
+fn source<'a>(report: &'a Report, link: &str) -> &'a Source {
+    report
+        .sources()
+        .find(|s| s.url.as_deref() == Some(link) || s.canonical_url.as_deref() == Some(link))
+        .unwrap_or_else(|| {
+            panic!(
+                "no source for {link}: {:#?}",
+                report.sources().collect::<Vec<_>>()
+            )
+        })
+}
+
+/// Asserts `link`'s verdict class, reason and title in `report`.
+fn assert_source(report: &Report, link: &str, class: VerdictClass, reason: &str, title: &str) {
+    let source = source(report, link);
+    assert_eq!(source.verdict.class, class, "{link}: {:?}", source.verdict);
+    assert_eq!(
+        source.verdict.reason.as_deref(),
+        Some(reason),
+        "{link}: {:?}",
+        source.verdict
+    );
+    assert_eq!(source.title, title, "{link}");
+}
+
+/// A JSON response.
+fn json_reply(status: u16, body: &Value) -> Action {
+    Action::bytes(
+        status,
+        &[("Content-Type", "application/json; charset=UTF-8")],
+        body.to_string().into_bytes(),
+    )
+}
+
+/// The fields of a URL-encoded form body.
+fn form(request: &RequestInfo) -> HashMap<String, String> {
+    url::form_urlencoded::parse(&request.body)
+        .into_owned()
+        .collect()
+}
+
+/// A route answering `action` only to requests with our bearer `token` (else Google's
+/// or Graph's 401), counting them.
+fn authorised(
+    token: &'static str,
+    action: impl Fn(usize) -> Action + Send + Sync + 'static,
+) -> Route {
+    Route::new(move |request: &RequestInfo, hit| {
+        if request.header("authorization") != Some(&format!("Bearer {token}")) {
+            return json_reply(
+                401,
+                &json!({"error": {"code": 401, "message": "Request had invalid authentication credentials."}}),
+            );
+        }
+        action(hit)
+    })
+}
+
+// --- Google Drive -------------------------------------------------------------------
+
+const DOC: &str = "1Jx9d2VcT4oQ8mE7rK3pL6sN0uW5yZ2aB4cD6eF8gH0i";
+const FOLDER: &str = "0B7x_Folder-1234567890abcdEF";
+const TRASHED: &str = "1TrashedSheet_abcdefghijklmnopqrstu";
+const MISSING: &str = "1MissingDoc_abcdefghijklmnopqrstuvw";
+const PRIVATE: &str = "1PrivateDeck_abcdefghijklmnopqrstuv";
+const FAILING: &str = "1ServerError_abcdefghijklmnopqrstuv";
+const LIMITED: &str = "1RateLimited_abcdefghijklmnopqrstuv";
+const SLOW: &str = "1SlowFile_abcdefghijklmnopqrstuvwxyz";
+
+fn drive_path(id: &str) -> String {
+    format!("/drive/v3/files/{id}")
+}
+
+/// Drive's error body (the shape its reference shows for each status).
+fn drive_error(code: u16, reason: &str, message: &str) -> Value {
+    json!({"error": {
+        "code": code,
+        "message": message,
+        "errors": [{"message": message, "domain": "global", "reason": reason}]
+    }})
+}
+
+/// A service account key file whose `token_uri` is `token_uri`.
+fn key_file(token_uri: &str) -> tempfile::NamedTempFile {
+    let key = json!({
+        "type": "service_account",
+        "project_id": "acme-sourcebot",
+        "private_key_id": "4f1c0ffee0123456789abcdef0123456789abcde",
+        "private_key": TEST_KEY,
+        "client_email": SERVICE_ACCOUNT,
+        "client_id": "109876543210987654321",
+        "auth_uri": "https://accounts.google.com/o/oauth2/auth",
+        "token_uri": token_uri,
+    });
+    let mut file = tempfile::NamedTempFile::new().expect("temp file");
+    file.write_all(key.to_string().as_bytes())
+        .expect("write key file");
+    file
+}
+
+/// The public half of the test key (an RSAPublicKey, as ring verifies with).
+fn test_public_key() -> Vec<u8> {
+    let base64: String = TEST_KEY
+        .lines()
+        .filter(|l| !l.starts_with("-----"))
+        .collect();
+    let der = base64::engine::general_purpose::STANDARD
+        .decode(base64)
+        .expect("the test key is PEM");
+    let key = ring::signature::RsaKeyPair::from_pkcs8(&der).expect("the test key is PKCS#8 RSA");
+    key.public().as_ref().to_vec()
+}
+
+/// Whether `jwt` is signed RS256 by the key whose public half is `public_key`.
+fn signed_by(jwt: &str, public_key: &[u8]) -> bool {
+    let Some((signed, signature)) = jwt.rsplit_once('.') else {
+        return false;
+    };
+    let Ok(signature) = URL_SAFE_NO_PAD.decode(signature) else {
+        return false;
+    };
+    ring::signature::UnparsedPublicKey::new(
+        &ring::signature::RSA_PKCS1_2048_8192_SHA256,
+        public_key,
+    )
+    .verify(signed.as_bytes(), &signature)
+    .is_ok()
+}
+
+/// Google's token endpoint at `token_uri`: checks the signed-JWT grant (its
+/// signature with `public_key`, its claims) and answers with a token, or with
+/// Google's `invalid_grant`.
+fn google_token_reply(request: &RequestInfo, token_uri: &str, public_key: &[u8]) -> Action {
+    let form = form(request);
+    let claims = form
+        .get("assertion")
+        .and_then(|jwt| jwt.split('.').nth(1))
+        .and_then(|c| URL_SAFE_NO_PAD.decode(c).ok())
+        .and_then(|c| serde_json::from_slice::<Value>(&c).ok())
+        .unwrap_or(Value::Null);
+    let good = request.method == "POST"
+        && request.header("content-type") == Some("application/x-www-form-urlencoded")
+        && form.get("grant_type").map(String::as_str)
+            == Some("urn:ietf:params:oauth:grant-type:jwt-bearer")
+        && form
+            .get("assertion")
+            .is_some_and(|jwt| signed_by(jwt, public_key))
+        && claims["iss"] == SERVICE_ACCOUNT
+        && claims["aud"] == token_uri
+        && claims["scope"] == "https://www.googleapis.com/auth/drive.metadata.readonly";
+    if !good {
+        return json_reply(
+            400,
+            &json!({"error": "invalid_grant", "error_description": "Invalid JWT Signature."}),
+        );
+    }
+    json_reply(
+        200,
+        &json!({"access_token": GOOGLE_TOKEN, "expires_in": 3599, "token_type": "Bearer"}),
+    )
+}
+
+/// A fake Google: the token endpoint and the Drive files this file's tests cite.
+async fn fake_google() -> (HostileServer, Arc<AtomicUsize>, tempfile::NamedTempFile) {
+    let hits = Arc::new(AtomicUsize::new(0));
+    let file = |name: &str, mime: &str, trashed: bool| json!({"name": name, "mimeType": mime, "trashed": trashed});
+    let doc = file(
+        "Deploy freeze policy",
+        "application/vnd.google-apps.document",
+        false,
+    );
+    let folder = file(
+        "Incident reviews",
+        "application/vnd.google-apps.folder",
+        false,
+    );
+    let trashed = file(
+        "Q3 capacity plan",
+        "application/vnd.google-apps.spreadsheet",
+        true,
+    );
+    let limited = file("Rate-limited notes", "application/pdf", false);
+    // The token endpoint's address, which the JWT's `aud` must name, is known only
+    // once the server runs.
+    let token_uri = Arc::new(std::sync::OnceLock::<String>::new());
+    let token_uri_for_route = token_uri.clone();
+    let token_hits = hits.clone();
+    let public_key = test_public_key();
+    let checked_doc = doc.clone();
+    let routes: Vec<(&str, Route)> = vec![
+        (
+            "/token",
+            Route::new(move |request: &RequestInfo, _| {
+                token_hits.fetch_add(1, Ordering::SeqCst);
+                let uri = token_uri_for_route.get().map_or("", String::as_str);
+                google_token_reply(request, uri, &public_key)
+            }),
+        ),
+        (
+            Box::leak(drive_path(DOC).into_boxed_str()),
+            Route::new(move |request: &RequestInfo, _| {
+                let asked = url::form_urlencoded::parse(request.query.as_bytes())
+                    .into_owned()
+                    .collect::<HashMap<String, String>>();
+                if request.header("authorization") != Some(&format!("Bearer {GOOGLE_TOKEN}"))
+                    || asked.get("fields").map(String::as_str) != Some("name,mimeType,trashed")
+                    || asked.get("supportsAllDrives").map(String::as_str) != Some("true")
+                {
+                    return json_reply(400, &drive_error(400, "badRequest", "Bad Request"));
+                }
+                json_reply(200, &checked_doc)
+            }),
+        ),
+        (
+            Box::leak(drive_path(FOLDER).into_boxed_str()),
+            authorised(GOOGLE_TOKEN, move |_| json_reply(200, &folder)),
+        ),
+        (
+            Box::leak(drive_path(TRASHED).into_boxed_str()),
+            authorised(GOOGLE_TOKEN, move |_| json_reply(200, &trashed)),
+        ),
+        (
+            Box::leak(drive_path(MISSING).into_boxed_str()),
+            authorised(GOOGLE_TOKEN, |_| {
+                json_reply(
+                    404,
+                    &drive_error(404, "notFound", &format!("File not found: {MISSING}.")),
+                )
+            }),
+        ),
+        (
+            Box::leak(drive_path(PRIVATE).into_boxed_str()),
+            authorised(GOOGLE_TOKEN, |_| {
+                json_reply(
+                    403,
+                    &drive_error(
+                        403,
+                        "insufficientFilePermissions",
+                        "The user does not have sufficient permissions for this file.",
+                    ),
+                )
+            }),
+        ),
+        (
+            Box::leak(drive_path(FAILING).into_boxed_str()),
+            authorised(GOOGLE_TOKEN, |_| {
+                json_reply(500, &drive_error(500, "internalError", "Internal Error"))
+            }),
+        ),
+        (
+            Box::leak(drive_path(LIMITED).into_boxed_str()),
+            authorised(GOOGLE_TOKEN, move |hit| {
+                if hit == 0 {
+                    Action::bytes(
+                        429,
+                        &[("Content-Type", "application/json"), ("Retry-After", "1")],
+                        drive_error(429, "rateLimitExceeded", "Rate Limit Exceeded")
+                            .to_string()
+                            .into_bytes(),
+                    )
+                } else {
+                    json_reply(200, &limited)
+                }
+            }),
+        ),
+        (
+            Box::leak(drive_path(SLOW).into_boxed_str()),
+            authorised(GOOGLE_TOKEN, move |_| {
+                json_reply(200, &doc).after(Duration::from_secs(4))
+            }),
+        ),
+    ];
+    let server = HostileServer::start_local(routes).await;
+    let uri = server.url("/token");
+    let _ = token_uri.set(uri.clone());
+    let key = key_file(&uri);
+    (server, hits, key)
+}
+
+fn google_settings(
+    server: &HostileServer,
+    key: &tempfile::NamedTempFile,
+) -> Vec<(&'static str, String)> {
+    vec![
+        (
+            "SOURCEBOT_GOOGLE_CREDENTIALS",
+            key.path().display().to_string(),
+        ),
+        ("SOURCEBOT_GOOGLE_API_URL", server.url("/")),
+    ]
+}
+
+#[tokio::test]
+async fn drive_links_get_the_files_verdicts_and_names_with_one_token() {
+    let (server, token_hits, key) = fake_google().await;
+    let pipeline = pipeline(&google_settings(&server, &key));
+    let doc = format!("https://docs.google.com/document/d/{DOC}/edit");
+    let doc_again = format!("https://drive.google.com/open?id={DOC}");
+    let folder = format!("https://drive.google.com/drive/u/1/folders/{FOLDER}");
+    let trashed = format!("https://docs.google.com/spreadsheets/d/{TRASHED}/edit#gid=0");
+    let missing = format!("https://drive.google.com/file/d/{MISSING}/view");
+    let private = format!("https://docs.google.com/presentation/d/{PRIVATE}/edit");
+    let failing = format!("https://drive.google.com/uc?id={FAILING}&export=download");
+    let labelled = format!("https://docs.google.com/document/u/0/d/{DOC}/view");
+    let form = "https://docs.google.com/forms/d/e/1FAIpQLSf_abcdefghijklmnopqrstuvwxyz/viewform";
+    let report = check(
+        &pipeline,
+        &format!(
+            "The freeze starts on Friday ({doc}).\n\
+             Same policy: {doc_again}\n\
+             Reviews live in {folder}\n\
+             Capacity was planned in {trashed}\n\
+             See also {missing} and {private}.\n\
+             The export is {failing}\n\
+             As the [freeze handbook]({labelled}) says, ask first.\n\
+             Feedback goes to {form}\n"
+        ),
+    )
+    .await;
+
+    assert_source(
+        &report,
+        &doc,
+        VerdictClass::Verified,
+        "the Google Doc exists",
+        "Deploy freeze policy",
+    );
+    assert_source(
+        &report,
+        &doc_again,
+        VerdictClass::Verified,
+        "the Google Doc exists",
+        "Deploy freeze policy",
+    );
+    assert_source(
+        &report,
+        &folder,
+        VerdictClass::Verified,
+        "the Google Drive folder exists",
+        "Incident reviews",
+    );
+    let trashed_canonical = trashed.split('#').next().expect("a link");
+    assert_source(
+        &report,
+        trashed_canonical,
+        VerdictClass::Broken,
+        "the file is in the Google Drive trash",
+        "Q3 capacity plan",
+    );
+    let missing_source = source(&report, &missing);
+    assert_eq!(missing_source.verdict.class, VerdictClass::Broken);
+    assert_eq!(missing_source.verdict.status_code, Some(404));
+    assert_eq!(
+        missing_source.verdict.reason.as_deref(),
+        Some("not found, or not shared with sourcebot")
+    );
+    // No name from Drive: the title made from the link stays.
+    assert_eq!(
+        missing_source.title,
+        sourcebot::collect::canon::title_from_url(&missing)
+    );
+    let private_source = source(&report, &private);
+    assert_eq!(private_source.verdict.class, VerdictClass::Restricted);
+    assert_eq!(
+        private_source.verdict.reason.as_deref(),
+        Some("Google Drive does not let sourcebot read it")
+    );
+    let failing_source = source(&report, &failing);
+    assert_eq!(failing_source.verdict.class, VerdictClass::ServerError);
+    assert_eq!(
+        failing_source.verdict.reason.as_deref(),
+        Some("Google Drive answered HTTP 500")
+    );
+    // The answer's own label wins over the product's name.
+    assert_source(
+        &report,
+        &labelled,
+        VerdictClass::Verified,
+        "the Google Doc exists",
+        "freeze handbook",
+    );
+    let form_source = source(&report, form);
+    assert_eq!(form_source.verdict.class, VerdictClass::NotChecked);
+    assert!(
+        form_source
+            .verdict
+            .reason
+            .as_deref()
+            .is_some_and(|r| r.contains("published form") && r.contains("no Drive id")),
+        "{:?}",
+        form_source.verdict
+    );
+
+    assert_eq!(
+        token_hits.load(Ordering::SeqCst),
+        1,
+        "one token for every link"
+    );
+    let bearer = format!("Bearer {GOOGLE_TOKEN}");
+    let drive_calls: Vec<RequestInfo> = server
+        .request_log()
+        .into_iter()
+        .filter(|r| r.path.starts_with("/drive/"))
+        .collect();
+    assert_eq!(drive_calls.len(), 8, "{drive_calls:#?}");
+    assert!(drive_calls
+        .iter()
+        .all(|r| r.method == "GET" && r.header("authorization") == Some(bearer.as_str())));
+}
+
+#[tokio::test]
+async fn drive_rate_limits_are_waited_out_and_slow_answers_time_out() {
+    let (server, token_hits, key) = fake_google().await;
+    let pipeline = pipeline(&google_settings(&server, &key));
+    let slow = format!("https://drive.google.com/file/d/{SLOW}/view");
+    let limited = format!("https://drive.google.com/file/d/{LIMITED}/view");
+    let report = check(&pipeline, &format!("Slow: {slow}\nLimited: {limited}\n")).await;
+    assert_source(
+        &report,
+        &limited,
+        VerdictClass::Verified,
+        "the Google Drive file exists",
+        "Rate-limited notes",
+    );
+    assert_eq!(server.requests_to(&drive_path(LIMITED)).len(), 2);
+    let slow_source = source(&report, &slow);
+    assert_eq!(
+        slow_source.verdict.class,
+        VerdictClass::TimedOut,
+        "{:?}",
+        slow_source.verdict
+    );
+    assert_eq!(
+        slow_source.verdict.reason.as_deref(),
+        Some("Google Drive did not answer in time")
+    );
+    assert_eq!(
+        slow_source.title,
+        sourcebot::collect::canon::title_from_url(&slow)
+    );
+    assert_eq!(token_hits.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_refused_service_account_leaves_drive_links_not_checked() {
+    let hits = Arc::new(AtomicUsize::new(0));
+    let counted = hits.clone();
+    let server = HostileServer::start_local(vec![
+        (
+            "/token",
+            Route::new(move |_: &RequestInfo, _| {
+                counted.fetch_add(1, Ordering::SeqCst);
+                json_reply(
+                    401,
+                    &json!({"error": "invalid_client", "error_description": "The OAuth client was not found."}),
+                )
+            }),
+        ),
+        (
+            Box::leak(drive_path(DOC).into_boxed_str()),
+            Route::always(json_reply(200, &json!({"name": "x", "trashed": false}))),
+        ),
+    ])
+    .await;
+    let key = key_file(&server.url("/token"));
+    let pipeline = pipeline(&google_settings(&server, &key));
+    let doc = format!("https://docs.google.com/document/d/{DOC}/edit");
+    let report = check(&pipeline, &format!("Policy: {doc}\n")).await;
+    let doc_source = source(&report, &doc);
+    assert_eq!(doc_source.verdict.class, VerdictClass::NotChecked);
+    assert_eq!(
+        doc_source.verdict.reason.as_deref(),
+        Some("not checked: Google Drive refused sourcebot's credentials (fix SOURCEBOT_GOOGLE_CREDENTIALS)")
+    );
+    assert_eq!(hits.load(Ordering::SeqCst), 1);
+    assert!(server.requests_to(&drive_path(DOC)).is_empty());
+}
+
+#[tokio::test]
+async fn without_settings_drive_and_sharepoint_links_say_which_setting_checks_them() {
+    let pipeline = pipeline(&[]);
+    let doc = format!("https://docs.google.com/document/d/{DOC}/edit");
+    let sheet = "https://acme.sharepoint.com/sites/eng/Shared%20Documents/Budget.xlsx";
+    let report = check(&pipeline, &format!("See {doc} and {sheet}.\n")).await;
+    assert_source(
+        &report,
+        &doc,
+        VerdictClass::NotChecked,
+        "not checked (no Google credentials: set SOURCEBOT_GOOGLE_CREDENTIALS)",
+        &sourcebot::collect::canon::title_from_url(&doc),
+    );
+    let sheet_source = source(&report, sheet);
+    assert_eq!(sheet_source.verdict.class, VerdictClass::NotChecked);
+    assert_eq!(
+        sheet_source.verdict.reason.as_deref(),
+        Some("not checked (no Microsoft credentials: set SOURCEBOT_MS_TENANT_ID, SOURCEBOT_MS_CLIENT_ID and SOURCEBOT_MS_CLIENT_SECRET)")
+    );
+}
+
+#[test]
+fn bad_settings_are_refused_naming_the_variable_and_never_the_key() {
+    let read = |vars: Vec<(&'static str, String)>| {
+        Config::from_lookup(|name| {
+            vars.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.clone())
+        })
+    };
+    let error = read(vec![(
+        "SOURCEBOT_GOOGLE_CREDENTIALS",
+        "/nonexistent/sourcebot-key.json".into(),
+    )])
+    .expect_err("a missing key file");
+    assert_eq!(error.name, "SOURCEBOT_GOOGLE_CREDENTIALS");
+    assert!(error.to_string().contains("cannot open it"), "{error}");
+
+    let mut not_a_service_account = tempfile::NamedTempFile::new().expect("temp file");
+    not_a_service_account
+        .write_all(
+            json!({"type": "authorized_user", "private_key": TEST_KEY, "client_email": "x"})
+                .to_string()
+                .as_bytes(),
+        )
+        .expect("write");
+    let error = read(vec![(
+        "SOURCEBOT_GOOGLE_CREDENTIALS",
+        not_a_service_account.path().display().to_string(),
+    )])
+    .expect_err("not a service account");
+    assert_eq!(error.name, "SOURCEBOT_GOOGLE_CREDENTIALS");
+    assert!(error.to_string().contains("service_account"), "{error}");
+    let key_line = TEST_KEY.lines().nth(1).expect("a PEM line");
+    assert!(!error.to_string().contains(key_line));
+    assert!(!format!("{error:?}").contains(key_line));
+
+    let error = read(vec![
+        ("SOURCEBOT_MS_TENANT_ID", TENANT.into()),
+        ("SOURCEBOT_MS_CLIENT_SECRET", "not-printed-secret".into()),
+    ])
+    .expect_err("a missing client id");
+    assert_eq!(error.name, "SOURCEBOT_MS_CLIENT_ID");
+    assert!(!error.to_string().contains("not-printed-secret"));
+}
+
+// --- SharePoint and OneDrive through Microsoft Graph --------------------------------
+
+const RUNBOOK: &str =
+    "https://acme.sharepoint.com/sites/eng/Shared%20Documents/Incident%20runbook.docx";
+const DESIGNS: &str = "https://acme.sharepoint.com/:f:/s/eng/EjKx4Folder0Abc?e=Xy12Zw";
+const REMOVED: &str =
+    "https://acme-my.sharepoint.com/:w:/g/personal/ann_acme_com/EbX1Removed?e=abc";
+const UNKNOWN: &str = "https://acme.sharepoint.com/sites/eng/Shared%20Documents/Gone.docx";
+const LOCKED: &str = "https://acme.sharepoint.com/sites/legal/Shared%20Documents/Contract.pdf";
+const BROKEN: &str =
+    "https://onedrive.live.com/redir?resid=1231244193912!12&authKey=1201919!12921!1";
+const THROTTLED: &str = "https://1drv.ms/x/s!AkThrottled123";
+const SLUGGISH: &str = "https://acme.sharepoint.com/sites/eng/Shared%20Documents/Slow.pptx";
+
+fn graph_path(link: &str) -> &'static str {
+    Box::leak(format!("/v1.0/shares/{}/driveItem", share_id(link)).into_boxed_str())
+}
+
+/// Graph's error body.
+fn graph_error(code: &str, message: &str) -> Value {
+    json!({"error": {"code": code, "message": message, "innerError": {
+        "date": "2025-01-15T10:00:00", "request-id": "b1e1a6c2-0000-4000-8000-000000000000"
+    }}})
+}
+
+/// A driveItem as Graph returns it.
+fn drive_item(name: &str, facet: Value) -> Value {
+    let mut item = json!({
+        "@odata.context": "https://graph.microsoft.com/v1.0/$metadata#driveItem",
+        "id": "01BYE5RZ6QN3ZWBTUFOFD3GSPGOHDJD36K",
+        "name": name,
+        "size": 35212,
+        "webUrl": "https://acme.sharepoint.com/sites/eng/Shared%20Documents/x",
+        "parentReference": {"driveType": "documentLibrary", "driveId": "b!x", "id": "01BYE5RZ56Y2GOVW7725BZO354PWSELRRZ"}
+    });
+    if let (Some(item), Some(facet)) = (item.as_object_mut(), facet.as_object()) {
+        item.extend(facet.clone());
+    }
+    item
+}
+
+async fn fake_microsoft() -> (HostileServer, Arc<AtomicUsize>) {
+    let hits = Arc::new(AtomicUsize::new(0));
+    let counted = hits.clone();
+    let token_path: &'static str =
+        Box::leak(format!("/{TENANT}/oauth2/v2.0/token").into_boxed_str());
+    let file = json!({"file": {"mimeType": "application/vnd.openxmlformats-officedocument.wordprocessingml.document"}});
+    let runbook = drive_item("Incident runbook.docx", file.clone());
+    let designs = drive_item("Designs", json!({"folder": {"childCount": 12}}));
+    let removed = drive_item(
+        "Offsite notes.docx",
+        json!({"deleted": {"state": "softDeleted"}, "file": {}}),
+    );
+    let throttled = drive_item("Budget.xlsx", json!({"file": {}}));
+    let sluggish = drive_item("Slow.pptx", json!({"file": {}}));
+    let routes: Vec<(&str, Route)> = vec![
+        (
+            token_path,
+            Route::new(move |request: &RequestInfo, _| {
+                counted.fetch_add(1, Ordering::SeqCst);
+                let form = form(request);
+                let field = |name: &str| form.get(name).map(String::as_str);
+                if request.method != "POST"
+                    || field("client_id") != Some("11111111-2222-3333-4444-555555555555")
+                    || field("client_secret") != Some("fake~client~secret")
+                    || field("scope") != Some("https://graph.microsoft.com/.default")
+                    || field("grant_type") != Some("client_credentials")
+                {
+                    return json_reply(
+                        401,
+                        &json!({"error": "invalid_client", "error_description": "AADSTS7000215: Invalid client secret provided."}),
+                    );
+                }
+                json_reply(
+                    200,
+                    &json!({"token_type": "Bearer", "expires_in": 3599, "ext_expires_in": 3599, "access_token": GRAPH_TOKEN}),
+                )
+            }),
+        ),
+        (
+            graph_path(RUNBOOK),
+            authorised(GRAPH_TOKEN, move |_| json_reply(200, &runbook)),
+        ),
+        (
+            graph_path(DESIGNS),
+            authorised(GRAPH_TOKEN, move |_| json_reply(200, &designs)),
+        ),
+        (
+            graph_path(REMOVED),
+            authorised(GRAPH_TOKEN, move |_| json_reply(200, &removed)),
+        ),
+        (
+            graph_path(UNKNOWN),
+            authorised(GRAPH_TOKEN, |_| {
+                json_reply(
+                    404,
+                    &graph_error("itemNotFound", "The resource could not be found."),
+                )
+            }),
+        ),
+        (
+            graph_path(LOCKED),
+            authorised(GRAPH_TOKEN, |_| {
+                json_reply(403, &graph_error("accessDenied", "Access denied"))
+            }),
+        ),
+        (
+            graph_path(BROKEN),
+            authorised(GRAPH_TOKEN, |_| {
+                json_reply(
+                    500,
+                    &graph_error("generalException", "General exception while processing"),
+                )
+            }),
+        ),
+        (
+            graph_path(THROTTLED),
+            authorised(GRAPH_TOKEN, move |hit| {
+                if hit == 0 {
+                    Action::bytes(
+                        429,
+                        &[("Content-Type", "application/json"), ("Retry-After", "1")],
+                        graph_error("activityLimitReached", "The request has been throttled")
+                            .to_string()
+                            .into_bytes(),
+                    )
+                } else {
+                    json_reply(200, &throttled)
+                }
+            }),
+        ),
+        (
+            graph_path(SLUGGISH),
+            authorised(GRAPH_TOKEN, move |_| {
+                json_reply(200, &sluggish).after(Duration::from_secs(4))
+            }),
+        ),
+    ];
+    (HostileServer::start_local(routes).await, hits)
+}
+
+fn microsoft_settings(server: &HostileServer, secret: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("SOURCEBOT_MS_TENANT_ID", TENANT.to_string()),
+        (
+            "SOURCEBOT_MS_CLIENT_ID",
+            "11111111-2222-3333-4444-555555555555".to_string(),
+        ),
+        ("SOURCEBOT_MS_CLIENT_SECRET", secret.to_string()),
+        ("SOURCEBOT_MS_LOGIN_URL", server.url("/")),
+        ("SOURCEBOT_MS_GRAPH_URL", server.url("/")),
+    ]
+}
+
+#[tokio::test]
+async fn sharepoint_and_onedrive_links_get_graphs_verdicts_and_names_with_one_token() {
+    let (server, token_hits) = fake_microsoft().await;
+    let pipeline = pipeline(&microsoft_settings(&server, "fake~client~secret"));
+    let report = check(
+        &pipeline,
+        &format!(
+            "The runbook is {RUNBOOK}\n\
+             Designs: [design folder]({DESIGNS})\n\
+             Notes were in {REMOVED}\n\
+             Older copy: {UNKNOWN}\n\
+             Contract: {LOCKED}\n\
+             Personal copy: {BROKEN}\n"
+        ),
+    )
+    .await;
+    assert_source(
+        &report,
+        RUNBOOK,
+        VerdictClass::Verified,
+        "the SharePoint file exists",
+        "Incident runbook.docx",
+    );
+    assert_source(
+        &report,
+        DESIGNS,
+        VerdictClass::Verified,
+        "the SharePoint folder exists",
+        "design folder",
+    );
+    assert_source(
+        &report,
+        REMOVED,
+        VerdictClass::Broken,
+        "the file is deleted in SharePoint",
+        "Offsite notes.docx",
+    );
+    let unknown = source(&report, UNKNOWN);
+    assert_eq!(unknown.verdict.class, VerdictClass::Broken);
+    assert_eq!(
+        unknown.verdict.reason.as_deref(),
+        Some("not found, or not shared with sourcebot")
+    );
+    let locked = source(&report, LOCKED);
+    assert_eq!(locked.verdict.class, VerdictClass::Restricted);
+    assert_eq!(
+        locked.verdict.reason.as_deref(),
+        Some("Microsoft 365 does not let sourcebot read it")
+    );
+    let broken = source(&report, BROKEN);
+    assert_eq!(broken.verdict.class, VerdictClass::ServerError);
+    assert_eq!(
+        broken.verdict.reason.as_deref(),
+        Some("Microsoft 365 answered HTTP 500")
+    );
+    // Graph's own example link reaches Graph under Graph's own example encoding.
+    assert_eq!(
+        server
+            .requests_to("/v1.0/shares/u!aHR0cHM6Ly9vbmVkcml2ZS5saXZlLmNvbS9yZWRpcj9yZXNpZD0xMjMxMjQ0MTkzOTEyITEyJmF1dGhLZXk9MTIwMTkxOSExMjkyMSEx/driveItem")
+            .len(),
+        1
+    );
+
+    assert_eq!(
+        token_hits.load(Ordering::SeqCst),
+        1,
+        "one token for every link"
+    );
+    let bearer = format!("Bearer {GRAPH_TOKEN}");
+    let graph_calls: Vec<RequestInfo> = server
+        .request_log()
+        .into_iter()
+        .filter(|r| r.path.starts_with("/v1.0/"))
+        .collect();
+    assert_eq!(graph_calls.len(), 6, "{graph_calls:#?}");
+    assert!(graph_calls
+        .iter()
+        .all(|r| r.method == "GET" && r.header("authorization") == Some(bearer.as_str())));
+}
+
+#[tokio::test]
+async fn graph_rate_limits_are_waited_out_and_slow_answers_time_out() {
+    let (server, token_hits) = fake_microsoft().await;
+    let pipeline = pipeline(&microsoft_settings(&server, "fake~client~secret"));
+    let report = check(
+        &pipeline,
+        &format!("Slow: {SLUGGISH}\nBudget: {THROTTLED}\n"),
+    )
+    .await;
+    assert_source(
+        &report,
+        THROTTLED,
+        VerdictClass::Verified,
+        "the OneDrive file exists",
+        "Budget.xlsx",
+    );
+    assert_eq!(server.requests_to(graph_path(THROTTLED)).len(), 2);
+    let slow = source(&report, SLUGGISH);
+    assert_eq!(
+        slow.verdict.class,
+        VerdictClass::TimedOut,
+        "{:?}",
+        slow.verdict
+    );
+    assert_eq!(
+        slow.verdict.reason.as_deref(),
+        Some("Microsoft 365 did not answer in time")
+    );
+    assert_eq!(token_hits.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_refused_client_secret_leaves_sharepoint_links_not_checked() {
+    let (server, token_hits) = fake_microsoft().await;
+    let pipeline = pipeline(&microsoft_settings(&server, "an-expired-secret"));
+    let report = check(&pipeline, &format!("Runbook: {RUNBOOK}\n")).await;
+    assert_source(
+        &report,
+        RUNBOOK,
+        VerdictClass::NotChecked,
+        "not checked: Microsoft 365 refused sourcebot's credentials (fix SOURCEBOT_MS_CLIENT_SECRET)",
+        &sourcebot::collect::canon::title_from_url(RUNBOOK),
+    );
+    assert_eq!(token_hits.load(Ordering::SeqCst), 1);
+    assert!(server.requests_to(graph_path(RUNBOOK)).is_empty());
+}
