@@ -15,7 +15,7 @@
 use super::api::{self, Auth, ProductApi};
 use super::notion::api_base;
 use super::token::{read_token_reply, token_failure, Token, TokenCache};
-use crate::config::ConfigError;
+use crate::setting::ConfigError;
 use crate::metrics::Metrics;
 use crate::model::{SourceKind, Verdict};
 use crate::verify::{Checked, InternalChecker, VerifySettings};
