@@ -10,7 +10,9 @@
 //! and checks of a link under way are joined rather than repeated ([`Cached`]).
 
 pub mod api;
+pub mod confluence;
 pub mod github;
+pub mod jira;
 pub mod notion;
 
 use crate::config::ConfigError;
@@ -30,6 +32,9 @@ pub struct ProductSettings {
     pub notion: Option<notion::NotionSettings>,
     /// GitHub (`SOURCEBOT_GITHUB_TOKEN`).
     pub github: Option<github::GithubSettings>,
+    /// Confluence, and Jira on the same site (`SOURCEBOT_CONFLUENCE_URL` and its
+    /// credentials).
+    pub confluence: Option<confluence::ConfluenceSettings>,
 }
 
 impl ProductSettings {
@@ -40,6 +45,7 @@ impl ProductSettings {
         Ok(ProductSettings {
             notion: notion::NotionSettings::from_lookup(get)?,
             github: github::GithubSettings::from_lookup(get)?,
+            confluence: confluence::ConfluenceSettings::from_lookup(get)?,
         })
     }
 }
@@ -64,6 +70,15 @@ pub fn checker(
     ));
     if let Some(github) = &settings.github {
         add(github::checker(github, verify, metrics.clone()));
+    }
+    add(confluence::checker(
+        settings.confluence.as_ref(),
+        verify,
+        metrics.clone(),
+    ));
+    // Without settings Jira links stay with the web prober.
+    if let Some(site) = &settings.confluence {
+        add(jira::checker(site, verify, metrics.clone()));
     }
     match checkers.len() {
         0 => None,
