@@ -13,9 +13,9 @@
 use super::api::{self, Auth, ProductApi};
 use super::notion::api_base;
 use super::token::{read_token_reply, token_failure, Token, TokenCache};
-use crate::setting::ConfigError;
 use crate::metrics::Metrics;
 use crate::model::{SourceKind, Verdict};
+use crate::setting::ConfigError;
 use crate::verify::{Checked, InternalChecker, VerifySettings};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;

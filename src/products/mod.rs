@@ -10,8 +10,10 @@
 //! and checks of a link under way are joined rather than repeated ([`Cached`]).
 
 pub mod api;
+pub mod confluence;
 pub mod github;
 pub mod google;
+pub mod jira;
 pub mod microsoft;
 pub mod notion;
 pub mod token;
@@ -38,6 +40,9 @@ pub struct ProductSettings {
     /// SharePoint and OneDrive through Microsoft Graph (`SOURCEBOT_MS_TENANT_ID`,
     /// `SOURCEBOT_MS_CLIENT_ID`, `SOURCEBOT_MS_CLIENT_SECRET`).
     pub microsoft: Option<microsoft::MicrosoftSettings>,
+    /// Confluence, and Jira on the same site (`SOURCEBOT_CONFLUENCE_URL` and its
+    /// credentials).
+    pub confluence: Option<confluence::ConfluenceSettings>,
 }
 
 impl ProductSettings {
@@ -50,6 +55,7 @@ impl ProductSettings {
             github: github::GithubSettings::from_lookup(get)?,
             google: google::GoogleSettings::from_lookup(get)?,
             microsoft: microsoft::MicrosoftSettings::from_lookup(get)?,
+            confluence: confluence::ConfluenceSettings::from_lookup(get)?,
         })
     }
 }
@@ -85,6 +91,15 @@ pub fn checker(
         verify,
         metrics.clone(),
     ));
+    add(confluence::checker(
+        settings.confluence.as_ref(),
+        verify,
+        metrics.clone(),
+    ));
+    // Without settings Jira links stay with the web prober.
+    if let Some(site) = &settings.confluence {
+        add(jira::checker(site, verify, metrics.clone()));
+    }
     match checkers.len() {
         0 => None,
         1 => checkers.pop(),

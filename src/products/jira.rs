@@ -1,0 +1,195 @@
+//! Jira issues through Jira's REST API, on the Confluence site and with its credentials
+//! ([`super::confluence::ConfluenceSettings`]): Cloud `GET /rest/api/3/issue/{key}`,
+//! Data Center `GET /rest/api/2/issue/{key}`, both asking only for the summary, which
+//! becomes the title (`KEY-123: summary`). Links on that site only: `/browse/KEY-123`,
+//! and boards or project pages that name an issue (`?selectedIssue=KEY-123`,
+//! `/jira/…/issues/KEY-123`). Without Confluence settings Jira links stay with the web
+//! prober.
+
+use super::api::{self, Auth, ProductApi};
+use super::confluence::{on_site, ConfluenceSettings, Deployment};
+use crate::metrics::Metrics;
+use crate::model::{SourceKind, Verdict};
+use crate::verify::{Checked, InternalChecker, VerifySettings};
+use futures_util::future::BoxFuture;
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Instant;
+use url::Url;
+
+/// Whether `key` is a Jira issue key: `[A-Z][A-Z0-9_]+-[1-9][0-9]*`.
+pub fn is_issue_key(key: &str) -> bool {
+    let Some((project, number)) = key.rsplit_once('-') else {
+        return false;
+    };
+    let mut letters = project.bytes();
+    letters.next().is_some_and(|b| b.is_ascii_uppercase())
+        && project.len() >= 2
+        && letters.all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+        && number.len() <= 18
+        && number
+            .bytes()
+            .next()
+            .is_some_and(|b| (b'1'..=b'9').contains(&b))
+        && number.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The issue key a link on `site` names, if it is a Jira issue link.
+pub fn issue_key(url: &str, site: &Url) -> Option<String> {
+    let parsed = Url::parse(url).ok()?;
+    let segments = on_site(&parsed, site)?;
+    let words: Vec<&str> = segments.iter().map(String::as_str).collect();
+    let selected = || {
+        parsed
+            .query_pairs()
+            .find(|(k, _)| k == "selectedIssue")
+            .map(|(_, v)| v.into_owned())
+    };
+    let key = match words.as_slice() {
+        ["browse", key] => Some(key.to_string()),
+        ["jira", .., "issues", key] if is_issue_key(key) => Some(key.to_string()),
+        ["jira", ..] | ["secure", "RapidBoard.jspa"] => selected(),
+        _ => None,
+    }?;
+    is_issue_key(&key).then_some(key)
+}
+
+/// The checker for Jira on the site of `settings`.
+pub fn checker(
+    settings: &ConfluenceSettings,
+    verify: &VerifySettings,
+    metrics: Option<Arc<Metrics>>,
+) -> Result<Arc<dyn InternalChecker>, String> {
+    Ok(Arc::new(JiraChecker {
+        api: ProductApi::new("Jira", settings.site.clone(), verify.timeout, metrics)?,
+        site: settings.site.clone(),
+        auth: settings.auth.clone(),
+        version: match settings.deployment {
+            Deployment::Cloud => "3",
+            Deployment::DataCenter => "2",
+        },
+        secret: settings.secret_setting(),
+    }))
+}
+
+struct JiraChecker {
+    api: ProductApi,
+    site: Url,
+    auth: Auth,
+    /// The REST API version: 3 on Cloud, 2 on Data Center.
+    version: &'static str,
+    /// The setting to fix on a 401.
+    secret: &'static str,
+}
+
+/// The title of an issue: its key (as Jira now gives it: a moved issue has a new one)
+/// and summary.
+fn issue_title(asked: &str, issue: &Value) -> String {
+    let key = issue.get("key").and_then(Value::as_str).unwrap_or(asked);
+    match issue
+        .get("fields")
+        .and_then(|f| f.get("summary"))
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        Some(summary) => format!("{key}: {summary}"),
+        None => key.to_string(),
+    }
+}
+
+impl InternalChecker for JiraChecker {
+    fn handles(&self, _kind: SourceKind, url: &str) -> bool {
+        issue_key(url, &self.site).is_some()
+    }
+
+    fn check<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Verdict> {
+        Box::pin(async move { self.check_titled(url).await.verdict })
+    }
+
+    fn check_titled<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Checked> {
+        Box::pin(async move {
+            let Some(key) = issue_key(url, &self.site) else {
+                return api::not_checked("not checked: not a Jira issue link sourcebot reads");
+            };
+            let deadline = Instant::now() + self.api.timeout();
+            let request = self.api.url(
+                &["rest", "api", self.version, "issue", &key],
+                &[("fields", "summary")],
+            );
+            match self.api.get_json(request, &self.auth, &[], deadline).await {
+                Ok(issue) => api::found(url, Some(issue_title(&key, &issue)), "the Jira issue"),
+                Err(failure) => api::failure(&self.api, url, &failure, self.secret, true),
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn key(url: &str) -> Option<String> {
+        issue_key(
+            url,
+            &Url::parse("https://acme.atlassian.net").expect("site"),
+        )
+    }
+
+    #[test]
+    fn every_link_form_names_its_issue() {
+        for link in [
+            "https://acme.atlassian.net/browse/OPS-123",
+            "https://acme.atlassian.net/browse/OPS-123?focusedCommentId=10042",
+            "https://acme.atlassian.net/browse/OPS-123/",
+            "https://acme.atlassian.net/jira/software/projects/OPS/boards/1?selectedIssue=OPS-123",
+            "https://acme.atlassian.net/jira/software/c/projects/OPS/issues/OPS-123",
+            "https://acme.atlassian.net/secure/RapidBoard.jspa?rapidView=1&selectedIssue=OPS-123",
+        ] {
+            assert_eq!(key(link).as_deref(), Some("OPS-123"), "{link}");
+        }
+        assert_eq!(
+            key("https://acme.atlassian.net/browse/A1_B2-9").as_deref(),
+            Some("A1_B2-9")
+        );
+    }
+
+    #[test]
+    fn malformed_keys_and_look_alike_hosts_are_not_read() {
+        for link in [
+            "https://acme.atlassian.net/browse/ops-123",
+            "https://acme.atlassian.net/browse/O-123",
+            "https://acme.atlassian.net/browse/OPS-0",
+            "https://acme.atlassian.net/browse/OPS-012",
+            "https://acme.atlassian.net/browse/OPS-",
+            "https://acme.atlassian.net/browse/1OPS-2",
+            "https://acme.atlassian.net/browse/OPS-12a",
+            "https://acme.atlassian.net/browse/OPS",
+            "https://acme.atlassian.net/browse/OPS-1/extra",
+            "https://acme.atlassian.net/jira/software/projects/OPS/boards/1",
+            "https://acme.atlassian.net/jira/software/projects/OPS/boards/1?selectedIssue=nope",
+            "https://acme.atlassian.net/wiki/spaces/OPS/pages/1?selectedIssue=OPS-1",
+            "https://acme.atlassian.net.evil.example/browse/OPS-123",
+            "https://evilatlassian.net/browse/OPS-123",
+            "https://other.atlassian.net/browse/OPS-123",
+        ] {
+            assert_eq!(key(link), None, "{link}");
+        }
+    }
+
+    #[test]
+    fn titles_are_key_and_summary() {
+        // The shape of Jira's "Get issue" reply with fields=summary.
+        let issue = json!({
+            "expand": "renderedFields,names,schema",
+            "id": "10002", "self": "https://acme.atlassian.net/rest/api/3/issue/10002",
+            "key": "OPS-123", "fields": {"summary": "Freeze deploys on Fridays"}
+        });
+        assert_eq!(
+            issue_title("OPS-123", &issue),
+            "OPS-123: Freeze deploys on Fridays"
+        );
+        assert_eq!(issue_title("OPS-9", &json!({"fields": {}})), "OPS-9");
+    }
+}
