@@ -370,11 +370,13 @@ impl Workspaces {
                 );
             }
             Workspaces::Installed(installed) => {
-                installed.installations.uninstalled(key).await;
+                // State first, the installation last: once the installation is gone,
+                // so is everything the workspace kept (Slack sends nothing more).
                 installed.cache.retain(|cached, (workspace, _)| {
                     cached != key && workspace.key.as_ref() != Some(key)
                 });
                 installed.shared.forget_scope(key.scope()).await;
+                installed.installations.uninstalled(key).await;
             }
         }
     }
