@@ -301,14 +301,23 @@ fn check(args: CheckArgs, mut config: Config) -> anyhow::Result<()> {
     } else {
         check_and_verify(&answer, &config)?
     };
+    let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let output = match format {
         Format::Text | Format::SlackMessage => render::text(&report, &config.render),
         Format::Mrkdwn => render::mrkdwn(&report, &config.render),
         Format::Blocks => serde_json::to_string_pretty(&render::blocks(&report, &config.render))?,
-        Format::Json => render::json(&report),
+        Format::Json => {
+            // The largest output: streamed, not built in memory.
+            render::write_json(&report, &mut stdout)
+                .and_then(|()| writeln!(stdout))
+                .and_then(|()| stdout.flush())
+                .or_else(ignore_broken_pipe)?;
+            return Ok(());
+        }
     };
-    let mut stdout = std::io::stdout().lock();
-    writeln!(stdout, "{}", output.trim_end()).or_else(ignore_broken_pipe)?;
+    writeln!(stdout, "{}", output.trim_end())
+        .and_then(|()| stdout.flush())
+        .or_else(ignore_broken_pipe)?;
     Ok(())
 }
 

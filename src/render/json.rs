@@ -4,6 +4,7 @@
 //! `serde_json::from_str::<Report>` gives the same report.
 
 use crate::model::Report;
+use std::io::Write;
 
 /// Renders the report as pretty JSON. Serialising these types cannot fail; should it
 /// ever, the result is still JSON: `{"error": "…"}`.
@@ -15,4 +16,10 @@ pub fn json(report: &Report) -> String {
                 .to_string()
         }
     }
+}
+
+/// Writes the report as pretty JSON to `out`, as [`json`] renders it, without building
+/// the text in memory first (the command line streams large reports this way).
+pub fn write_json(report: &Report, out: &mut impl Write) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, report).map_err(std::io::Error::from)
 }

@@ -20,7 +20,7 @@ pub use blocks::{
     blocks, check_limits, text_len, BlockLimitError, BlockMessage, MAX_BLOCKS,
     MAX_CONTEXT_ELEMENTS, MAX_FALLBACK_TEXT, MAX_SECTION_TEXT, MAX_TOTAL_BLOCK_TEXT,
 };
-pub use json::json;
+pub use json::{json, write_json};
 pub use mrkdwn::mrkdwn;
 pub use text::text;
 
