@@ -14,12 +14,13 @@ pub mod scan;
 pub mod slack_message;
 
 use crate::model::{
-    Answer, Claim, DanglingCitation, FoundBy, InputShape, KindCounts, LinkTitle, Metrics, Source,
-    SourceKind, Span, StructuredSource, Verdict,
+    Answer, Claim, ClaimSignal, DanglingCitation, FoundBy, InputShape, KindCounts, LinkTitle,
+    Metrics, Source, SourceKind, Span, StructuredSource, Verdict,
 };
 use canon::CanonError;
 use kind::KindRules;
 use scan::{RefEntry, RefId, Scan};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use url::Url;
 
@@ -71,13 +72,35 @@ pub struct Collected {
 pub fn collect(answer: &Answer, options: &CollectOptions) -> Collected {
     let scan = scan::scan(&answer.text);
     let mut builder = Builder::new(options);
-    let candidates = candidates(answer, &scan, &mut builder.dangling);
+    let sentences = if answer.text.len() >= PARALLEL_FROM_BYTES {
+        // Large answers: the sentences and their signals (which need no source) on a
+        // second core while the sources are gathered on this one.
+        std::thread::scope(|scope| {
+            let sentences = scope.spawn(|| sentences_of(&answer.text, &scan));
+            gather_sources(&mut builder, answer, &scan);
+            sentences
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+    } else {
+        gather_sources(&mut builder, answer, &scan);
+        sentences_of(&answer.text, &scan)
+    };
+    let claims = claims_of(sentences, &builder.citation_targets);
+    builder.finish(answer, claims)
+}
+
+/// From this size on, an answer's sentences are read on a second thread: below it the
+/// thread would cost more than it saves.
+const PARALLEL_FROM_BYTES: usize = 64 * 1024;
+
+/// Every source the answer names, merged, with the warnings about them.
+fn gather_sources<'a>(builder: &mut Builder<'_, 'a>, answer: &'a Answer, scan: &'a Scan) {
+    let candidates = candidates(answer, scan, &mut builder.dangling);
     builder.warn_about_dangling();
     builder.add_all(candidates);
     builder.apply_link_titles(&answer.link_titles);
-    builder.warn_about_scan(&scan);
-    let claims = claims_of(&answer.text, &scan, &builder.citation_targets);
-    builder.finish(answer, claims)
+    builder.warn_about_scan(scan);
 }
 
 /// Where a candidate's source is named, before it is keyed and merged.
@@ -765,24 +788,59 @@ struct ClaimTally {
     uncited: usize,
 }
 
-/// Splits the text into claims and attaches the sources each cites.
-fn claims_of(text: &str, scan: &Scan, citation_targets: &[(Span, usize)]) -> ClaimTally {
+/// A claim sentence before its sources are known: its span, and its text and signals
+/// when it is among the first [`MAX_LISTED_CLAIMS`] (the others only count).
+struct Sentence<'t> {
+    span: Span,
+    text: &'t str,
+    signals: Vec<ClaimSignal>,
+}
+
+/// The claim sentences of `text` and what in each asks for a source.
+fn sentences_of<'t>(text: &'t str, scan: &Scan) -> Vec<Sentence<'t>> {
     let opaque = scan.citations();
     let excluded = scan.non_prose();
-    let mut tally = ClaimTally::default();
-    for span in claims::split_claims(text, &opaque, &excluded) {
-        let claim = claim_at(text, span, &opaque, citation_targets);
+    claims::split_claims(text, &opaque, &excluded)
+        .into_iter()
+        .map(|span| {
+            let sentence = &text[span.start..span.end];
+            Sentence {
+                span,
+                text: sentence,
+                signals: claims::claim_signals(&blank_spans(sentence, span.start, &opaque)),
+            }
+        })
+        .collect()
+}
+
+/// The claims: each sentence with the sources it cites, and the counts.
+fn claims_of(sentences: Vec<Sentence<'_>>, citation_targets: &[(Span, usize)]) -> ClaimTally {
+    let mut tally = ClaimTally {
+        listed: Vec::with_capacity(sentences.len().min(MAX_LISTED_CLAIMS)),
+        ..ClaimTally::default()
+    };
+    for sentence in sentences {
+        let cites = cites_in(sentence.span, citation_targets);
         tally.total += 1;
-        tally.cited += usize::from(!claim.cites.is_empty());
-        tally.uncited += usize::from(claim.is_uncited());
+        tally.cited += usize::from(!cites.is_empty());
+        tally.uncited += usize::from(cites.is_empty() && !sentence.signals.is_empty());
         if tally.listed.len() < MAX_LISTED_CLAIMS {
-            tally.listed.push(claim);
+            tally.listed.push(Claim {
+                text: sentence.text.to_string(),
+                span: sentence.span,
+                cites,
+                signals: sentence.signals,
+                claim_type: None,
+                relevance: None,
+                support: Vec::new(),
+            });
         }
     }
     tally
 }
 
-fn claim_at(text: &str, span: Span, opaque: &[Span], citation_targets: &[(Span, usize)]) -> Claim {
+/// The ids (1-based) of the sources cited inside `span`, sorted, without repeats.
+fn cites_in(span: Span, citation_targets: &[(Span, usize)]) -> Vec<usize> {
     let first = citation_targets.partition_point(|(s, _)| s.start < span.start);
     let mut cites: Vec<usize> = citation_targets[first..]
         .iter()
@@ -791,24 +849,17 @@ fn claim_at(text: &str, span: Span, opaque: &[Span], citation_targets: &[(Span, 
         .collect();
     cites.sort_unstable();
     cites.dedup();
-    let sentence = &text[span.start..span.end];
-    let signals = claims::claim_signals(&blank_spans(sentence, span.start, opaque));
-    Claim {
-        text: sentence.to_string(),
-        span,
-        cites,
-        signals,
-        claim_type: None,
-        relevance: None,
-        support: Vec::new(),
-    }
+    cites
 }
 
 /// `sentence` (which starts at `offset` in the text) with the parts covered by `spans`
 /// replaced by spaces, so that citation numbers and URLs are not read as figures.
-fn blank_spans(sentence: &str, offset: usize, spans: &[Span]) -> String {
+fn blank_spans<'s>(sentence: &'s str, offset: usize, spans: &[Span]) -> Cow<'s, str> {
     let end = offset + sentence.len();
     let first = spans.partition_point(|s| s.end <= offset);
+    if spans.get(first).is_none_or(|s| s.start >= end) {
+        return Cow::Borrowed(sentence);
+    }
     let mut out = String::with_capacity(sentence.len());
     let mut cursor = offset;
     for span in spans[first..].iter().take_while(|s| s.start < end) {
@@ -822,7 +873,7 @@ fn blank_spans(sentence: &str, offset: usize, spans: &[Span]) -> String {
     if cursor < end {
         out.push_str(&sentence[cursor - offset..]);
     }
-    out
+    Cow::Owned(out)
 }
 
 fn metrics(
