@@ -13,8 +13,8 @@
 //! names a page by its title only: it is reported not checked, never searched for.
 
 use super::api::{self, ApiFailure, Auth, ProductApi};
+use super::api_base;
 use super::host_under;
-use super::notion::api_base;
 use crate::metrics::Metrics;
 use crate::model::{SourceKind, Verdict};
 use crate::setting::ConfigError;

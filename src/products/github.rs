@@ -9,7 +9,7 @@
 //! left to the web prober.
 
 use super::api::{self, ApiFailure, Auth, ProductApi};
-use super::notion::api_base;
+use super::api_base;
 use crate::metrics::Metrics;
 use crate::model::{SourceKind, Verdict};
 use crate::setting::ConfigError;

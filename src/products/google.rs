@@ -13,7 +13,7 @@
 //! (`/forms/d/e/ID/viewform`) has no Drive id and is answered not checked.
 
 use super::api::{self, Auth, ProductApi};
-use super::notion::api_base;
+use super::api_base;
 use super::token::{read_token_reply, token_failure, Token, TokenCache};
 use crate::metrics::Metrics;
 use crate::model::{SourceKind, Verdict};

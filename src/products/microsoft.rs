@@ -11,7 +11,7 @@
 //! to the configured Graph base.
 
 use super::api::{self, Auth, ProductApi};
-use super::notion::api_base;
+use super::api_base;
 use super::token::{read_token_reply, token_failure, Token, TokenCache};
 use crate::metrics::Metrics;
 use crate::model::{SourceKind, Verdict};

@@ -27,6 +27,7 @@ use crate::verify::{Checked, Checkers, InternalChecker, VerifySettings};
 use futures_util::future::BoxFuture;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use url::Url;
 
 /// The products' settings, each `None` when not configured.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -178,6 +179,23 @@ impl InternalChecker for Cached {
     fn read<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Option<crate::page::PageRead>> {
         self.inner.read(url)
     }
+}
+
+/// The API base in `name`, or `default`: an http(s) URL.
+pub(crate) fn api_base(
+    get: &impl Fn(&'static str) -> Option<(&'static str, String)>,
+    name: &'static str,
+    default: &str,
+) -> Result<Url, ConfigError> {
+    let value = get(name).map_or_else(|| default.to_string(), |(_, v)| v.trim().to_string());
+    Url::parse(&value)
+        .ok()
+        .filter(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some())
+        .ok_or_else(|| ConfigError {
+            name,
+            value,
+            expected: format!("expected an http(s) URL, e.g. {default}"),
+        })
 }
 
 /// Whether `host` is `domain` or one of its subdomains (`acme.atlassian.net` is under

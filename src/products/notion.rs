@@ -5,7 +5,7 @@
 //! digits of the path (or the `p=` of a peeked page), dashed or not.
 
 use super::api::{self, ApiFailure, Auth, ProductApi};
-use super::host_under;
+use super::{api_base, host_under};
 use crate::metrics::Metrics;
 use crate::model::{SourceKind, Verdict};
 use crate::setting::ConfigError;
@@ -54,23 +54,6 @@ impl NotionSettings {
             api_url: api_base(get, NOTION_API_URL, "https://api.notion.com")?,
         }))
     }
-}
-
-/// The API base in `name`, or `default`: an http(s) URL.
-pub(crate) fn api_base(
-    get: &impl Fn(&'static str) -> Option<(&'static str, String)>,
-    name: &'static str,
-    default: &str,
-) -> Result<Url, ConfigError> {
-    let value = get(name).map_or_else(|| default.to_string(), |(_, v)| v.trim().to_string());
-    Url::parse(&value)
-        .ok()
-        .filter(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some())
-        .ok_or_else(|| ConfigError {
-            name,
-            value,
-            expected: format!("expected an http(s) URL, e.g. {default}"),
-        })
 }
 
 /// The page id a Notion link names (32 lower-case hex digits), if it is one.
