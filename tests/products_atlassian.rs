@@ -683,3 +683,56 @@ fn half_configured_sites_are_refused_naming_the_setting() {
     assert!(ok.products.confluence.is_some());
     assert!(!format!("{ok:?}").contains("tok-cloud"));
 }
+
+/// A Jira on a host of its own (`SOURCEBOT_JIRA_URL`): with Confluence's credentials
+/// when it has none, or its own; the Confluence site's Jira links are then not Jira's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_jira_on_its_own_host_is_checked_there() {
+    let jira = HostileServer::start(
+        support::next_ip(14),
+        vec![(
+            "/rest/api/2/issue/OPS-7",
+            ok(jira_issue("OPS-7", "Write the freeze policy")),
+        )],
+    )
+    .await;
+    let wiki = HostileServer::start_local(vec![]).await;
+    // Confluence's PAT, used for Jira too.
+    let shared = pipeline(&[
+        ("SOURCEBOT_CONFLUENCE_URL", wiki.url("/")),
+        ("SOURCEBOT_CONFLUENCE_PAT", "pat-dc-secret".into()),
+        ("SOURCEBOT_JIRA_URL", jira.url("/")),
+    ]);
+    let issue = jira.url("/browse/OPS-7");
+    let report = check(&shared, &[(issue.clone(), None)]).await;
+    expect(
+        &report,
+        &issue,
+        VerdictClass::Verified,
+        "the Jira issue exists",
+        "OPS-7: Write the freeze policy",
+    );
+    let asked = requests_to(&jira, "/rest/api/2/issue/OPS-7");
+    assert_eq!(asked[0].header("authorization"), Some(DC_BEARER));
+    assert!(wiki.request_log().is_empty(), "nothing sent to the wiki");
+
+    // Its own PAT, refused: the setting named is Jira's.
+    let own = pipeline(&[
+        ("SOURCEBOT_JIRA_URL", jira.url("/")),
+        ("SOURCEBOT_JIRA_PAT", "pat-jira-wrong".into()),
+    ]);
+    let other = jira.url("/browse/OPS-8");
+    let report = check(&own, &[(other.clone(), None)]).await;
+    let refused = source(&report, &other);
+    assert_eq!(refused.verdict.class, VerdictClass::Broken, "{refused:?}");
+    let asked = requests_to(&jira, "/rest/api/2/issue/OPS-8");
+    assert_eq!(
+        asked[0].header("authorization"),
+        Some("Bearer pat-jira-wrong")
+    );
+
+    // A Jira site without any credentials is refused at start, naming the setting.
+    let vars: HashMap<String, String> = [("SOURCEBOT_JIRA_URL".to_string(), jira.url("/"))].into();
+    let error = Config::from_lookup(|name| vars.get(name).cloned()).expect_err("refused");
+    assert_eq!(error.name, "SOURCEBOT_JIRA_URL");
+}

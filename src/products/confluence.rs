@@ -55,7 +55,33 @@ pub struct ConfluenceSettings {
     pub deployment: Deployment,
     /// HTTP basic (Cloud) or bearer (Data Center).
     pub auth: Auth,
+    /// The setting that holds the secret (named when the site refuses it).
+    pub secret: &'static str,
 }
+
+/// The names of one Atlassian site's settings.
+#[derive(Debug, Clone, Copy)]
+pub struct SiteNames {
+    /// The product, for messages (`Confluence`).
+    pub product: &'static str,
+    /// The site's URL.
+    pub url: &'static str,
+    /// Cloud: the account's e-mail.
+    pub email: &'static str,
+    /// Cloud: its API token.
+    pub token: &'static str,
+    /// Data Center: a personal access token.
+    pub pat: &'static str,
+}
+
+/// Confluence's settings.
+pub const CONFLUENCE_SETTINGS: SiteNames = SiteNames {
+    product: "Confluence",
+    url: CONFLUENCE_URL,
+    email: CONFLUENCE_EMAIL,
+    token: CONFLUENCE_TOKEN,
+    pat: CONFLUENCE_PAT,
+};
 
 impl std::fmt::Debug for ConfluenceSettings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -73,12 +99,22 @@ impl ConfluenceSettings {
     pub fn from_lookup(
         get: &impl Fn(&'static str) -> Option<(&'static str, String)>,
     ) -> Result<Option<ConfluenceSettings>, ConfigError> {
+        Self::read_site(get, &CONFLUENCE_SETTINGS)
+    }
+
+    /// Reads one Atlassian site's settings under `names` (Confluence's, or Jira's own).
+    pub(crate) fn read_site(
+        get: &impl Fn(&'static str) -> Option<(&'static str, String)>,
+        names: &SiteNames,
+    ) -> Result<Option<ConfluenceSettings>, ConfigError> {
+        let (url_name, email_name, token_name, pat_name) =
+            (names.url, names.email, names.token, names.pat);
         let value = |name| get(name).map(|(_, v)| v.trim().to_string());
         let (site, email, token, pat) = (
-            value(CONFLUENCE_URL),
-            value(CONFLUENCE_EMAIL),
-            value(CONFLUENCE_TOKEN),
-            value(CONFLUENCE_PAT),
+            value(url_name),
+            value(email_name),
+            value(token_name),
+            value(pat_name),
         );
         let missing = |name: &'static str, expected: String| ConfigError {
             name,
@@ -89,8 +125,8 @@ impl ConfluenceSettings {
         if site.is_none() {
             return if credentials {
                 Err(missing(
-                    CONFLUENCE_URL,
-                    "missing: Confluence credentials are set, so the site they belong to is needed too, e.g. https://acme.atlassian.net".into(),
+                    url_name,
+                    format!("missing: {} credentials are set, so the site they belong to is needed too, e.g. https://acme.atlassian.net", names.product),
                 ))
             } else {
                 Ok(None)
@@ -101,32 +137,32 @@ impl ConfluenceSettings {
             (None, None, Some(pat)) => (Deployment::DataCenter, Auth::Bearer(pat)),
             (Some(_), None, None) => {
                 return Err(missing(
-                    CONFLUENCE_TOKEN,
-                    format!("missing: {CONFLUENCE_EMAIL} is set, so that account's API token is needed too"),
+                    token_name,
+                    format!("missing: {email_name} is set, so that account's API token is needed too"),
                 ))
             }
             (None, Some(_), None) => {
                 return Err(missing(
-                    CONFLUENCE_EMAIL,
-                    format!("missing: {CONFLUENCE_TOKEN} is set, so the e-mail of the account it belongs to is needed too"),
+                    email_name,
+                    format!("missing: {token_name} is set, so the e-mail of the account it belongs to is needed too"),
                 ))
             }
             (None, None, None) => {
                 return Err(ConfigError {
-                    name: CONFLUENCE_URL,
+                    name: url_name,
                     value: site.unwrap_or_default(),
-                    expected: format!("credentials missing: set {CONFLUENCE_EMAIL} and {CONFLUENCE_TOKEN} (Cloud) or {CONFLUENCE_PAT} (Data Center)"),
+                    expected: format!("credentials missing: set {email_name} and {token_name} (Cloud) or {pat_name} (Data Center)"),
                 })
             }
             (_, _, Some(_)) => {
                 return Err(ConfigError {
-                    name: CONFLUENCE_PAT,
+                    name: pat_name,
                     value: "<hidden>".into(),
-                    expected: format!("set either {CONFLUENCE_PAT} (Data Center) or {CONFLUENCE_EMAIL} and {CONFLUENCE_TOKEN} (Cloud), not both"),
+                    expected: format!("set either {pat_name} (Data Center) or {email_name} and {token_name} (Cloud), not both"),
                 })
             }
         };
-        let mut site = api_base(get, CONFLUENCE_URL, "https://acme.atlassian.net")?;
+        let mut site = api_base(get, url_name, "https://acme.atlassian.net")?;
         site.set_query(None);
         site.set_fragment(None);
         let mut path: Vec<String> = site
@@ -143,15 +179,16 @@ impl ConfluenceSettings {
             site,
             deployment,
             auth,
+            secret: match deployment {
+                Deployment::Cloud => token_name,
+                Deployment::DataCenter => pat_name,
+            },
         }))
     }
 
     /// The setting to fix when the site refuses the credentials.
     pub fn secret_setting(&self) -> &'static str {
-        match self.deployment {
-            Deployment::Cloud => CONFLUENCE_TOKEN,
-            Deployment::DataCenter => CONFLUENCE_PAT,
-        }
+        self.secret
     }
 }
 

@@ -3,19 +3,97 @@
 //! Data Center `GET /rest/api/2/issue/{key}`, both asking only for the summary, which
 //! becomes the title (`KEY-123: summary`). Links on that site only: `/browse/KEY-123`,
 //! and boards or project pages that name an issue (`?selectedIssue=KEY-123`,
-//! `/jira/…/issues/KEY-123`). Without Confluence settings Jira links stay with the web
-//! prober.
+//! `/jira/…/issues/KEY-123`). A Jira on a host of its own (Data Center installs often
+//! run `jira.acme.io` beside `wiki.acme.io`) is set with `SOURCEBOT_JIRA_URL`, with
+//! credentials of its own or, when none are given, Confluence's. Without either site,
+//! Jira links stay with the web prober.
 
 use super::api::{self, Auth, ProductApi};
-use super::confluence::{on_site, ConfluenceSettings, Deployment};
+use super::confluence::{on_site, ConfluenceSettings, Deployment, SiteNames};
 use crate::metrics::Metrics;
 use crate::model::{SourceKind, Verdict};
+use crate::setting::ConfigError;
 use crate::verify::{Checked, InternalChecker, VerifySettings};
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Instant;
 use url::Url;
+
+/// `SOURCEBOT_JIRA_URL`: Jira's own site, when it is not the Confluence site.
+pub const JIRA_URL: &str = "SOURCEBOT_JIRA_URL";
+/// `SOURCEBOT_JIRA_EMAIL`: Cloud, the e-mail of the account whose API token is
+/// `SOURCEBOT_JIRA_TOKEN` (Confluence's when unset).
+pub const JIRA_EMAIL: &str = "SOURCEBOT_JIRA_EMAIL";
+/// `SOURCEBOT_JIRA_TOKEN`: Cloud, that account's API token.
+pub const JIRA_TOKEN: &str = "SOURCEBOT_JIRA_TOKEN";
+/// `SOURCEBOT_JIRA_PAT`: Data Center, a personal access token.
+pub const JIRA_PAT: &str = "SOURCEBOT_JIRA_PAT";
+
+/// Jira's own settings.
+pub const JIRA_SETTINGS: SiteNames = SiteNames {
+    product: "Jira",
+    url: JIRA_URL,
+    email: JIRA_EMAIL,
+    token: JIRA_TOKEN,
+    pat: JIRA_PAT,
+};
+
+/// The Jira site to check: `SOURCEBOT_JIRA_URL` with its own credentials, or with
+/// Confluence's when it has none; else the Confluence site itself; `None` without
+/// either.
+pub fn site_settings(
+    get: &impl Fn(&'static str) -> Option<(&'static str, String)>,
+    confluence: Option<&ConfluenceSettings>,
+) -> Result<Option<ConfluenceSettings>, ConfigError> {
+    let own_credentials = [JIRA_EMAIL, JIRA_TOKEN, JIRA_PAT]
+        .iter()
+        .any(|name| get(name).is_some());
+    if own_credentials || get(JIRA_URL).is_none() {
+        return match ConfluenceSettings::read_site(get, &JIRA_SETTINGS)? {
+            Some(jira) => Ok(Some(jira)),
+            None => Ok(confluence.cloned()),
+        };
+    }
+    // Jira's site, Confluence's credentials.
+    let Some(confluence) = confluence else {
+        return Err(ConfigError {
+            name: JIRA_URL,
+            value: get(JIRA_URL).map(|(_, v)| v).unwrap_or_default(),
+            expected: format!(
+                "credentials missing: set {JIRA_EMAIL} and {JIRA_TOKEN} (Cloud) or {JIRA_PAT} (Data Center), or Confluence's"
+            ),
+        });
+    };
+    let Some(mut jira) = ConfluenceSettings::read_site(
+        &|name| match name {
+            n if n == JIRA_URL => get(JIRA_URL),
+            n if n == JIRA_EMAIL || n == JIRA_TOKEN => match &confluence.auth {
+                Auth::Basic { user, password } => Some((
+                    name,
+                    if n == JIRA_EMAIL {
+                        user.clone()
+                    } else {
+                        password.clone()
+                    },
+                )),
+                _ => None,
+            },
+            n if n == JIRA_PAT => match &confluence.auth {
+                Auth::Bearer(token) => Some((name, token.clone())),
+                _ => None,
+            },
+            _ => None,
+        },
+        &JIRA_SETTINGS,
+    )?
+    else {
+        return Ok(None);
+    };
+    // A refusal names the setting that holds the secret: Confluence's.
+    jira.secret = confluence.secret;
+    Ok(Some(jira))
+}
 
 /// Whether `key` is a Jira issue key: `[A-Z][A-Z0-9_]+-[1-9][0-9]*`.
 pub fn is_issue_key(key: &str) -> bool {
@@ -54,7 +132,7 @@ pub fn issue_key(url: &str, site: &Url) -> Option<String> {
     is_issue_key(&key).then_some(key)
 }
 
-/// The checker for Jira on the site of `settings`.
+/// The checker for Jira on the site of `settings` (from [`site_settings`]).
 pub fn checker(
     settings: &ConfluenceSettings,
     verify: &VerifySettings,

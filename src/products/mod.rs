@@ -41,9 +41,10 @@ pub struct ProductSettings {
     /// SharePoint and OneDrive through Microsoft Graph (`SOURCEBOT_MS_TENANT_ID`,
     /// `SOURCEBOT_MS_CLIENT_ID`, `SOURCEBOT_MS_CLIENT_SECRET`).
     pub microsoft: Option<microsoft::MicrosoftSettings>,
-    /// Confluence, and Jira on the same site (`SOURCEBOT_CONFLUENCE_URL` and its
-    /// credentials).
+    /// Confluence (`SOURCEBOT_CONFLUENCE_URL` and its credentials).
     pub confluence: Option<confluence::ConfluenceSettings>,
+    /// Jira: its own site (`SOURCEBOT_JIRA_URL`), or Confluence's.
+    pub jira: Option<confluence::ConfluenceSettings>,
 }
 
 impl ProductSettings {
@@ -57,6 +58,11 @@ impl ProductSettings {
             google: google::GoogleSettings::from_lookup(get)?,
             microsoft: microsoft::MicrosoftSettings::from_lookup(get)?,
             confluence: confluence::ConfluenceSettings::from_lookup(get)?,
+            jira: None,
+        })
+        .and_then(|mut settings| {
+            settings.jira = jira::site_settings(get, settings.confluence.as_ref())?;
+            Ok(settings)
         })
     }
 }
@@ -98,7 +104,7 @@ pub fn checker(
         metrics.clone(),
     ));
     // Without settings Jira links stay with the web prober.
-    if let Some(site) = &settings.confluence {
+    if let Some(site) = &settings.jira {
         add(jira::checker(site, verify, metrics.clone()));
     }
     match checkers.len() {
