@@ -72,19 +72,35 @@ pub struct Collected {
 pub fn collect(answer: &Answer, options: &CollectOptions) -> Collected {
     let scan = scan::scan(&answer.text);
     let mut builder = Builder::new(options);
+    let opaque = scan.citations();
     let sentences = if answer.text.len() >= PARALLEL_FROM_BYTES {
-        // Large answers: the sentences and their signals (which need no source) on a
-        // second core while the sources are gathered on this one.
+        // Large answers: a second core splits the sentences (which needs no source)
+        // while this one gathers the sources; then each reads the signals of half of
+        // the sentences.
         std::thread::scope(|scope| {
-            let sentences = scope.spawn(|| sentences_of(&answer.text, &scan));
-            gather_sources(&mut builder, answer, &scan);
-            sentences
+            let (spans_sent, spans_received) = std::sync::mpsc::channel();
+            let (text, scan, opaque) = (&answer.text, &scan, &opaque);
+            let first_half = scope.spawn(move || {
+                let spans = claims::split_claims(text, opaque, &scan.non_prose());
+                let half = spans.len() / 2;
+                let _ = spans_sent.send(spans[half..].to_vec());
+                sentences_at(text, &spans[..half], opaque)
+            });
+            gather_sources(&mut builder, answer, scan);
+            let second_half = spans_received
+                .recv()
+                .map(|spans| sentences_at(text, &spans, opaque))
+                .unwrap_or_default();
+            let mut sentences = first_half
                 .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            sentences.extend(second_half);
+            sentences
         })
     } else {
         gather_sources(&mut builder, answer, &scan);
-        sentences_of(&answer.text, &scan)
+        let spans = claims::split_claims(&answer.text, &opaque, &scan.non_prose());
+        sentences_at(&answer.text, &spans, &opaque)
     };
     let claims = claims_of(sentences, &builder.citation_targets);
     builder.finish(answer, claims)
@@ -796,18 +812,17 @@ struct Sentence<'t> {
     signals: Vec<ClaimSignal>,
 }
 
-/// The claim sentences of `text` and what in each asks for a source.
-fn sentences_of<'t>(text: &'t str, scan: &Scan) -> Vec<Sentence<'t>> {
-    let opaque = scan.citations();
-    let excluded = scan.non_prose();
-    claims::split_claims(text, &opaque, &excluded)
-        .into_iter()
-        .map(|span| {
+/// The claim sentences at `spans` of `text` and what in each asks for a source
+/// (`opaque`: the citations and links, blanked before the signals are read).
+fn sentences_at<'t>(text: &'t str, spans: &[Span], opaque: &[Span]) -> Vec<Sentence<'t>> {
+    spans
+        .iter()
+        .map(|&span| {
             let sentence = &text[span.start..span.end];
             Sentence {
                 span,
                 text: sentence,
-                signals: claims::claim_signals(&blank_spans(sentence, span.start, &opaque)),
+                signals: claims::claim_signals(&blank_spans(sentence, span.start, opaque)),
             }
         })
         .collect()
