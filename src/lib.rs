@@ -62,6 +62,7 @@ pub mod page;
 pub mod pipeline;
 pub mod products;
 pub mod render;
+pub mod reply;
 pub mod score;
 pub mod setting;
 pub mod slack;

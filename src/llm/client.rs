@@ -7,6 +7,7 @@
 
 use super::{LlmError, LlmSettings};
 use crate::metrics::Metrics;
+use crate::reply::{innermost, read_capped, retry_after, BodyError};
 use crate::state::memory::TtlMap;
 use crate::state::{BotState, MemoryState};
 use serde_json::{json, Value};
@@ -252,19 +253,15 @@ impl LlmClient {
                 .await;
             return Err(LlmError::RateLimited);
         }
-        let mut body = Vec::new();
-        while let Some(chunk) = response
-            .chunk()
-            .await
-            .map_err(|e| LlmError::Transport(innermost(&e)))?
-        {
-            if body.len() + chunk.len() > MAX_REPLY_BYTES {
-                return Err(LlmError::Malformed(format!(
-                    "the reply is larger than {MAX_REPLY_BYTES} bytes"
-                )));
-            }
-            body.extend_from_slice(&chunk);
-        }
+        let body =
+            read_capped(&mut response, MAX_REPLY_BYTES)
+                .await
+                .map_err(|error| match error {
+                    BodyError::Transport(cause) => LlmError::Transport(cause),
+                    BodyError::TooLarge(max) => {
+                        LlmError::Malformed(format!("the reply is larger than {max} bytes"))
+                    }
+                })?;
         if !status.is_success() {
             return Err(LlmError::Status {
                 status: status.as_u16(),
@@ -391,23 +388,6 @@ fn error_message(body: &[u8]) -> Option<String> {
     Some(cut(message, 200))
 }
 
-/// `Retry-After` as seconds or an HTTP date.
-fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
-    let value = headers
-        .get(reqwest::header::RETRY_AFTER)?
-        .to_str()
-        .ok()?
-        .trim();
-    if let Ok(seconds) = value.parse::<u64>() {
-        return Some(Duration::from_secs(seconds));
-    }
-    let at = httpdate::parse_http_date(value).ok()?;
-    Some(
-        at.duration_since(std::time::SystemTime::now())
-            .unwrap_or_default(),
-    )
-}
-
 /// JSON content, without one surrounding Markdown code fence (some servers add one in
 /// JSON mode).
 fn strip_fence(content: &str) -> &str {
@@ -421,17 +401,6 @@ fn strip_fence(content: &str) -> &str {
 
 fn cut(text: &str, max: usize) -> String {
     text.chars().take(max).collect()
-}
-
-/// The innermost cause of a request error (reqwest's own message is generic).
-fn innermost(error: &reqwest::Error) -> String {
-    let mut message = error.to_string();
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        message = cause.to_string();
-        source = cause.source();
-    }
-    message
 }
 
 #[cfg(test)]

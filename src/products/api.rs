@@ -10,6 +10,7 @@
 
 use crate::metrics::Metrics;
 use crate::model::{Verdict, VerdictClass};
+use crate::reply::{innermost, read_capped, retry_after, BodyError};
 use crate::verify::Checked;
 use serde_json::Value;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -252,30 +253,19 @@ async fn read(request: reqwest::RequestBuilder) -> Result<Value, ApiFailure> {
         .map_err(|e| ApiFailure::Transport(innermost(&e)))?;
     let status = response.status();
     if !status.is_success() {
-        let retry_after = response
-            .headers()
-            .get(reqwest::header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .map(Duration::from_secs);
         return Err(ApiFailure::Status {
             status: status.as_u16(),
-            retry_after,
+            retry_after: retry_after(response.headers()),
         });
     }
-    let mut body = Vec::new();
-    while let Some(chunk) = response
-        .chunk()
+    let body = read_capped(&mut response, MAX_REPLY_BYTES)
         .await
-        .map_err(|e| ApiFailure::Transport(innermost(&e)))?
-    {
-        if body.len() + chunk.len() > MAX_REPLY_BYTES {
-            return Err(ApiFailure::Malformed(format!(
-                "the reply is larger than {MAX_REPLY_BYTES} bytes"
-            )));
-        }
-        body.extend_from_slice(&chunk);
-    }
+        .map_err(|error| match error {
+            BodyError::Transport(cause) => ApiFailure::Transport(cause),
+            BodyError::TooLarge(max) => {
+                ApiFailure::Malformed(format!("the reply is larger than {max} bytes"))
+            }
+        })?;
     serde_json::from_slice(&body).map_err(|e| ApiFailure::Malformed(format!("not JSON: {e}")))
 }
 
@@ -293,17 +283,6 @@ pub fn url_under(base: &Url, segments: &[&str], query: &[(&str, &str)]) -> Url {
         url.query_pairs_mut().extend_pairs(query);
     }
     url
-}
-
-/// The innermost cause of a request error.
-fn innermost(error: &reqwest::Error) -> String {
-    let mut message = error.to_string();
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        message = cause.to_string();
-        source = cause.source();
-    }
-    message
 }
 
 /// A verdict of `class` for `url` with `reason`.

@@ -10,11 +10,11 @@ use super::cache::Probed;
 use super::guard::{judge_url, GuardPolicy, UrlRefusal};
 use super::resolve::{GuardedResolver, ResolveFailure};
 use crate::model::{Verdict, VerdictClass};
-use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, LOCATION, RETRY_AFTER};
+use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, LOCATION};
 use reqwest::{Method, StatusCode};
 use std::error::Error as StdError;
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 use url::Url;
 
 /// Redirects followed before the link is called unreachable.
@@ -244,7 +244,7 @@ impl Prober {
                 .get(LOCATION)
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_string),
-            retry_after: headers.get(RETRY_AFTER).and_then(parse_retry_after),
+            retry_after: crate::reply::retry_after(headers),
             cloudflare_challenge: headers.contains_key("cf-mitigated"),
         };
         drop(response);
@@ -262,19 +262,6 @@ pub(super) fn without_fragment(url: &Url) -> String {
     let mut url = url.clone();
     url.set_fragment(None);
     url.into()
-}
-
-/// `Retry-After` as seconds or an HTTP date.
-fn parse_retry_after(value: &HeaderValue) -> Option<Duration> {
-    let text = value.to_str().ok()?.trim();
-    if let Ok(seconds) = text.parse::<u64>() {
-        return Some(Duration::from_secs(seconds));
-    }
-    let at = httpdate::parse_http_date(text).ok()?;
-    Some(
-        at.duration_since(SystemTime::now())
-            .unwrap_or(Duration::ZERO),
-    )
 }
 
 /// Reads the error chain: the resolver's own failure, TLS, refused, reset, closed.
@@ -544,23 +531,6 @@ mod tests {
         let mut challenged = answer(403);
         challenged.cloudflare_challenge = true;
         assert!(judge_status(&challenged).1.contains("Cloudflare"));
-    }
-
-    #[test]
-    fn retry_after_reads_seconds_and_dates() {
-        let value = |s: &str| HeaderValue::from_str(s).expect("header");
-        assert_eq!(
-            parse_retry_after(&value("120")),
-            Some(Duration::from_secs(120))
-        );
-        assert_eq!(
-            parse_retry_after(&value("Wed, 21 Oct 2015 07:28:00 GMT")),
-            Some(Duration::ZERO)
-        );
-        let later = httpdate::fmt_http_date(SystemTime::now() + Duration::from_secs(30));
-        let wait = parse_retry_after(&value(&later)).expect("date");
-        assert!(wait > Duration::from_secs(25) && wait <= Duration::from_secs(30));
-        assert_eq!(parse_retry_after(&value("soon")), None);
     }
 
     #[test]
