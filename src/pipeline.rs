@@ -182,34 +182,27 @@ impl Pipeline {
     /// answer's confidence). Nothing happens when links are not probed or the check is
     /// off; `None` then.
     pub async fn check_support(&self, report: &mut Report) -> Option<SupportOutcome> {
-        self.check_support_within(report, self.config.support.budget)
-            .await
+        self.check_support_with(report, None, None).await
     }
 
-    /// [`Pipeline::check_support`] within `budget` at most (the configured budget
-    /// otherwise): for callers with a deadline of their own.
-    pub async fn check_support_within(
-        &self,
-        report: &mut Report,
-        budget: std::time::Duration,
-    ) -> Option<SupportOutcome> {
-        self.check_support_with(report, budget, None).await
-    }
-
-    /// [`Pipeline::check_support_within`], reading internal sources (Slack messages)
-    /// through `internal` (a workspace's own checker) instead of the pipeline's.
+    /// [`Pipeline::check_support`], reading internal sources (Slack messages) through
+    /// `internal` (a workspace's own checker) before the pipeline's, and within
+    /// `budget` when one is given (for callers with a deadline of their own; the
+    /// configured budget is the most it takes).
     pub async fn check_support_with(
         &self,
         report: &mut Report,
-        budget: std::time::Duration,
         internal: Option<&Arc<dyn InternalChecker>>,
+        budget: Option<std::time::Duration>,
     ) -> Option<SupportOutcome> {
         let (verifier, judges) = (self.verifier.as_ref()?, self.support.as_ref()?);
         if !report.verification.performed {
             return None;
         }
         let settings = crate::support::check::SupportSettings {
-            budget: budget.min(self.config.support.budget),
+            budget: budget.map_or(self.config.support.budget, |budget| {
+                budget.min(self.config.support.budget)
+            }),
             ..self.config.support.clone()
         };
         let outcome = check_support(report, verifier, internal, judges, &settings).await;

@@ -567,7 +567,7 @@ async fn run_check(
         let left = state.settings.timeout.saturating_sub(started.elapsed());
         let internal = workspace.map(|w| &w.permalinks);
         pipeline
-            .check_support_with(&mut report, left, internal)
+            .check_support_with(&mut report, internal, Some(left))
             .await;
     }
     Ok(report)

@@ -468,11 +468,7 @@ impl Bot {
         // editing the same message (an edit notifies nobody).
         if self
             .pipeline
-            .check_support_with(
-                &mut report,
-                self.pipeline.config().support.budget,
-                Some(&ws.permalinks),
-            )
+            .check_support_with(&mut report, Some(&ws.permalinks), None)
             .await
             .is_none()
         {

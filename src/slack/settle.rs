@@ -337,11 +337,7 @@ impl Bot {
         if previous.is_some() {
             // A reply is up already: it changes once, to the whole result.
             self.pipeline
-                .check_support_with(
-                    &mut report,
-                    self.pipeline.config().support.budget,
-                    Some(&ws.permalinks),
-                )
+                .check_support_with(&mut report, Some(&ws.permalinks), None)
                 .await;
         }
         let outgoing = Outgoing {
@@ -405,11 +401,7 @@ impl Bot {
                         // The links are up; then whether their pages say it, in place.
                         if self
                             .pipeline
-                            .check_support_with(
-                                &mut report,
-                                self.pipeline.config().support.budget,
-                                Some(&ws.permalinks),
-                            )
+                            .check_support_with(&mut report, Some(&ws.permalinks), None)
                             .await
                             .is_some()
                         {

@@ -393,50 +393,44 @@ impl Workspaces {
 
 /// Checks Slack permalinks through the Web API: verified when the message exists,
 /// broken when Slack says it does not, restricted when the bot cannot see the channel.
-/// The text of each message found is kept for a few minutes, for the support check
-/// that follows, so that it costs no second call.
+/// Each message found is kept for a few minutes, for the support check that follows,
+/// so that it costs no second call; its text is read only if that check asks.
 pub struct PermalinkChecker {
     api: Arc<SlackApi>,
-    texts: TtlMap<String, Arc<PageRead>>,
+    messages: TtlMap<String, Arc<Value>>,
 }
 
-/// How long a checked message's text is kept for the support check.
-const MESSAGE_TEXT_TTL: Duration = Duration::from_secs(300);
-/// Messages' texts kept at most per workspace.
-const MESSAGE_TEXT_MAX: usize = 1_000;
+/// How long a checked message is kept for the support check.
+const MESSAGE_TTL: Duration = Duration::from_secs(300);
+/// Messages kept at most per workspace.
+const MESSAGE_MAX: usize = 1_000;
 
 impl PermalinkChecker {
     /// A checker calling Slack through `api`.
     pub fn new(api: Arc<SlackApi>) -> PermalinkChecker {
         PermalinkChecker {
             api,
-            texts: TtlMap::new(MESSAGE_TEXT_TTL, MESSAGE_TEXT_MAX),
+            messages: TtlMap::new(MESSAGE_TTL, MESSAGE_MAX),
         }
     }
 
-    /// Keeps the text of `message`, found at `url`.
-    fn keep_text(&self, url: &str, message: &Value) -> Arc<PageRead> {
+    /// The text of `message`, found at `url`, as a page to judge claims against.
+    fn text_of(url: &str, message: &Value) -> PageRead {
         let read = read_message(message, &ReadOptions::default());
         let text = read.answer.text.trim().to_string();
-        let page = Arc::new(if text.is_empty() {
-            PageRead::Unreadable("the message has no text".to_string())
-        } else {
-            PageRead::Read(Page {
-                final_url: Some(url.to_string()),
-                title: None,
-                text,
-                kind: PageKind::Text,
-                truncated: false,
-            })
-        });
-        self.texts.insert(url.to_string(), page.clone());
-        page
+        if text.is_empty() {
+            return PageRead::Unreadable("the message has no text".to_string());
+        }
+        PageRead::Read(Page {
+            final_url: Some(url.to_string()),
+            title: None,
+            text,
+            kind: PageKind::Text,
+            truncated: false,
+        })
     }
-}
 
-impl PermalinkChecker {
-    /// A message's verdict: whether Slack has it (keeping its text for the support
-    /// check).
+    /// A message's verdict: whether Slack has it (keeping it for the support check).
     async fn check_message(&self, url: &str) -> Verdict {
         let started = Instant::now();
         let Some(link) = Permalink::parse(url) else {
@@ -444,7 +438,7 @@ impl PermalinkChecker {
         };
         let (class, reason) = match self.api.message(&link).await {
             Ok(Some(message)) => {
-                self.keep_text(url, &message);
+                self.messages.insert(url.to_string(), Arc::new(message));
                 (VerdictClass::Verified, "the message exists".to_string())
             }
             Ok(None) => (
@@ -544,12 +538,12 @@ impl InternalChecker for PermalinkChecker {
 
     fn read<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Option<PageRead>> {
         Box::pin(async move {
-            if let Some(kept) = self.texts.get(&url.to_string()) {
-                return Some((*kept).clone());
+            if let Some(kept) = self.messages.get(&url.to_string()) {
+                return Some(Self::text_of(url, &kept));
             }
             let link = Permalink::parse(url)?;
             Some(match self.api.message(&link).await {
-                Ok(Some(message)) => (*self.keep_text(url, &message)).clone(),
+                Ok(Some(message)) => Self::text_of(url, &message),
                 Ok(None) => PageRead::Unreadable("Slack has no such message".to_string()),
                 Err(error) => PageRead::Unreadable(format!(
                     "cannot read the message ({})",

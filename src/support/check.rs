@@ -17,7 +17,7 @@ use crate::llm::CallBudget;
 use crate::metrics::Metrics;
 use crate::model::{ClaimSupport, Report, SourceKind, SupportJudge, SupportVerdict, VerdictClass};
 use crate::page::PageRead;
-use crate::verify::{InternalChecker, Verifier};
+use crate::verify::{Checkers, InternalChecker, Verifier};
 use futures_util::StreamExt;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -154,8 +154,8 @@ fn targets(
 }
 
 /// Reads the cited pages of `report` and records, on each claim, how far each of its
-/// sources supports it; internal sources are read through `internal` (the verifier's
-/// own checker when `None`).
+/// sources supports it; internal sources are read through `internal`, then the
+/// verifier's own checker (as [`Verifier::verify_report_with`] checks them).
 pub async fn check_support(
     report: &mut Report,
     verifier: &Verifier,
@@ -163,7 +163,8 @@ pub async fn check_support(
     judges: &SupportJudges,
     settings: &SupportSettings,
 ) -> SupportOutcome {
-    let internal = internal.or(verifier.internal_checker());
+    let combined = Checkers::chain(internal, verifier.internal_checker());
+    let internal = combined.as_ref();
     let (targets, over_limit) = targets(report, settings.max_pages, internal);
     let total = targets.len();
     let claims: Arc<Vec<String>> = Arc::new(report.claims.iter().map(|c| c.text.clone()).collect());
