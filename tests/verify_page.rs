@@ -372,46 +372,6 @@ async fn the_guard_refuses_private_addresses_first_and_after_redirects() {
     );
 }
 
-/// A one-page PDF showing `lines` in Helvetica.
-fn simple_pdf(lines: &[&str]) -> Vec<u8> {
-    let mut content = String::from("BT /F1 12 Tf 72 720 Td 14 TL\n");
-    for line in lines {
-        content.push_str(&format!("({line}) Tj T*\n"));
-    }
-    content.push_str("ET\n");
-    let objects = [
-        "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
-        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
-        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R \
-         /Resources << /Font << /F1 5 0 R >> >> >>"
-            .to_string(),
-        format!(
-            "<< /Length {} >>\nstream\n{content}endstream",
-            content.len()
-        ),
-        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_string(),
-    ];
-    let mut pdf = b"%PDF-1.4\n".to_vec();
-    let mut offsets = Vec::new();
-    for (i, object) in objects.iter().enumerate() {
-        offsets.push(pdf.len());
-        pdf.extend(format!("{} 0 obj\n{object}\nendobj\n", i + 1).as_bytes());
-    }
-    let xref = pdf.len();
-    pdf.extend(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
-    for offset in offsets {
-        pdf.extend(format!("{offset:010} 00000 n \n").as_bytes());
-    }
-    pdf.extend(
-        format!(
-            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
-            objects.len() + 1
-        )
-        .as_bytes(),
-    );
-    pdf
-}
-
 #[tokio::test]
 async fn unreadable_pages_say_why() {
     let binary: Vec<u8> = (0..8192u32)
@@ -432,7 +392,7 @@ async fn unreadable_pages_say_why() {
             "/paper.pdf",
             bytes_route(
                 &[("Content-Type", "application/pdf")],
-                simple_pdf(&["Tides follow the Moon.", "Two high tides a day."]),
+                support::pdf::simple_pdf(&["Tides follow the Moon.", "Two high tides a day."]),
             ),
         ),
     ])

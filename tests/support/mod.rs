@@ -11,6 +11,7 @@ pub mod cli;
 pub mod dns;
 pub mod hostile;
 pub mod llm;
+pub mod pdf;
 pub mod postgres;
 pub mod redis;
 pub mod serve;
