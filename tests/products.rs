@@ -6,36 +6,15 @@
 
 mod support;
 
-use sourcebot::collect::input::FormatHint;
-use sourcebot::config::Config;
 use sourcebot::model::{Report, Source, VerdictClass};
 use sourcebot::pipeline::Pipeline;
-use std::collections::HashMap;
+use support::pipeline::{check, pipeline};
 use support::{Action, HostileServer, RequestInfo, Route};
 
 const JSON: &[(&str, &str)] = &[("content-type", "application/json")];
 
 fn json(status: u16, body: serde_json::Value) -> Action {
     Action::bytes(status, JSON, body.to_string().into_bytes())
-}
-
-fn pipeline(vars: &[(&str, String)]) -> Pipeline {
-    let map: HashMap<String, String> = vars
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.clone()))
-        .collect();
-    let config = Config::from_lookup(|name| map.get(name).cloned()).expect("settings");
-    Pipeline::builder()
-        .config(config)
-        .build()
-        .expect("pipeline")
-}
-
-async fn check(pipeline: &Pipeline, text: &str) -> Report {
-    let answer = pipeline
-        .parse(text.as_bytes(), FormatHint::Auto)
-        .expect("answer");
-    pipeline.check(&answer).await
 }
 
 fn source<'a>(report: &'a Report, url_part: &str) -> &'a Source {

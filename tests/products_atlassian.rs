@@ -11,7 +11,6 @@
 mod support;
 
 use serde_json::{json, Value};
-use sourcebot::collect::input::FormatHint;
 use sourcebot::config::Config;
 use sourcebot::model::{Report, Source, VerdictClass};
 use sourcebot::pipeline::Pipeline;
@@ -111,16 +110,9 @@ fn jira_not_found() -> Action {
 
 /// A pipeline with `vars` and a 2 s budget.
 fn pipeline(vars: &[(&str, String)]) -> Pipeline {
-    let mut all: HashMap<String, String> = vars
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.clone()))
-        .collect();
-    all.insert("SOURCEBOT_VERIFY_TIMEOUT".into(), "2s".into());
-    let config = Config::from_lookup(|name| all.get(name).cloned()).expect("settings");
-    Pipeline::builder()
-        .config(config)
-        .build()
-        .expect("pipeline")
+    let mut vars = vars.to_vec();
+    vars.push(("SOURCEBOT_VERIFY_TIMEOUT", "2s".into()));
+    support::pipeline::pipeline(&vars)
 }
 
 /// A pipeline for the Cloud site `site`.
@@ -145,10 +137,7 @@ async fn check(pipeline: &Pipeline, refs: &[(String, Option<&str>)]) -> Report {
             None => text.push_str(&format!("[{}] {link}\n", n + 1)),
         }
     }
-    let answer = pipeline
-        .parse(text.as_bytes(), FormatHint::Auto)
-        .expect("answer");
-    pipeline.check(&answer).await
+    support::pipeline::check(pipeline, &text).await
 }
 
 /// The source citing `link`.

@@ -10,10 +10,11 @@
 
 mod support;
 
+use support::pipeline::check;
+
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use serde_json::{json, Value};
-use sourcebot::collect::input::FormatHint;
 use sourcebot::config::Config;
 use sourcebot::model::{Report, Source, VerdictClass};
 use sourcebot::pipeline::Pipeline;
@@ -34,25 +35,9 @@ const TENANT: &str = "acme.onmicrosoft.com";
 
 /// A pipeline configured with `vars` (and a 2 s check budget).
 fn pipeline(vars: &[(&str, String)]) -> Pipeline {
-    let mut vars: HashMap<String, String> = vars
-        .iter()
-        .map(|(k, v)| ((*k).to_string(), v.clone()))
-        .collect();
-    vars.insert("SOURCEBOT_VERIFY_TIMEOUT".into(), "2s".into());
-    let config =
-        Config::from_lookup(|name| vars.get(name).cloned()).expect("the settings are valid");
-    Pipeline::builder()
-        .config(config)
-        .build()
-        .expect("the pipeline starts")
-}
-
-/// `text` parsed and checked by `pipeline`.
-async fn check(pipeline: &Pipeline, text: &str) -> Report {
-    let answer = pipeline
-        .parse(text.as_bytes(), FormatHint::Auto)
-        .expect("the answer is read");
-    pipeline.check(&answer).await
+    let mut vars = vars.to_vec();
+    vars.push(("SOURCEBOT_VERIFY_TIMEOUT", "2s".into()));
+    support::pipeline::pipeline(&vars)
 }
 
 /// The source citing `link`.

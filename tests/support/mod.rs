@@ -12,6 +12,7 @@ pub mod dns;
 pub mod hostile;
 pub mod llm;
 pub mod pdf;
+pub mod pipeline;
 pub mod postgres;
 pub mod redis;
 pub mod serve;
