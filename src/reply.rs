@@ -1,10 +1,23 @@
-//! Reading the replies of the HTTP services sourcebot calls (cited links, the language
-//! model, product APIs): how long a `Retry-After` asks to wait, the innermost cause of
-//! a failed request (reqwest's own message is generic), and a body read whole up to a
-//! cap. The callers decide what each means for them.
+//! Talking to the HTTP services sourcebot calls (cited links, the language model,
+//! product APIs): the client for the services the operator configures, how long a
+//! `Retry-After` asks to wait, the innermost cause of a failed request (reqwest's own
+//! message is generic), and a body read whole up to a cap. The callers decide what
+//! each means for them.
 
 use reqwest::header::{HeaderMap, HeaderValue, RETRY_AFTER};
 use std::time::{Duration, SystemTime};
+
+/// The HTTP client for a service the operator configures (the language model, a
+/// product's API), not for cited links: rustls with ring, sourcebot's user agent, no
+/// redirect followed, idle connections kept a minute.
+pub fn service_client() -> Result<reqwest::Client, reqwest::Error> {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .user_agent(concat!("sourcebot/", env!("CARGO_PKG_VERSION")))
+        .redirect(reqwest::redirect::Policy::none())
+        .pool_idle_timeout(Duration::from_secs(60))
+        .build()
+}
 
 /// `Retry-After` as seconds or an HTTP date (a date in the past is no wait).
 pub fn parse_retry_after(value: &HeaderValue) -> Option<Duration> {

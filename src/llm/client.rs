@@ -7,7 +7,7 @@
 
 use super::{LlmError, LlmSettings};
 use crate::metrics::Metrics;
-use crate::reply::{innermost, read_capped, retry_after, BodyError};
+use crate::reply::{innermost, read_capped, retry_after, service_client, BodyError};
 use crate::state::memory::TtlMap;
 use crate::state::{BotState, MemoryState};
 use serde_json::{json, Value};
@@ -119,12 +119,7 @@ impl LlmClient {
         state: Option<Arc<dyn BotState>>,
         metrics: Option<Arc<Metrics>>,
     ) -> Result<LlmClient, LlmError> {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let http = reqwest::Client::builder()
-            .user_agent(concat!("sourcebot/", env!("CARGO_PKG_VERSION")))
-            .redirect(reqwest::redirect::Policy::none())
-            .pool_idle_timeout(Duration::from_secs(60))
-            .build()
+        let http = service_client()
             .map_err(|e| LlmError::Transport(format!("cannot set up the HTTP client: {e}")))?;
         Ok(LlmClient {
             http,

@@ -10,7 +10,7 @@
 
 use crate::metrics::Metrics;
 use crate::model::{Verdict, VerdictClass};
-use crate::reply::{innermost, read_capped, retry_after, BodyError};
+use crate::reply::{innermost, read_capped, retry_after, service_client, BodyError};
 use crate::verify::Checked;
 use serde_json::Value;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -99,12 +99,7 @@ impl ProductApi {
         timeout: Duration,
         metrics: Option<Arc<Metrics>>,
     ) -> Result<ProductApi, String> {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let http = reqwest::Client::builder()
-            .user_agent(concat!("sourcebot/", env!("CARGO_PKG_VERSION")))
-            .redirect(reqwest::redirect::Policy::none())
-            .pool_idle_timeout(Duration::from_secs(60))
-            .build()
+        let http = service_client()
             .map_err(|e| format!("cannot set up the HTTP client for {product}: {e}"))?;
         Ok(ProductApi {
             product,
