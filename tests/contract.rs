@@ -270,3 +270,28 @@ async fn audit_field_names_are_stable() {
     assert_eq!(value["metrics"]["totalCitations"], 2);
     assert_eq!(value["metrics"]["coverageRate"], 0.5);
 }
+
+/// The command line streams the report (`render::write_json`) instead of building the
+/// text first (`render::json`): the bytes are the same, for every bundled example.
+#[test]
+fn streamed_json_is_the_rendered_json() {
+    for example in [
+        "examples/answer.md",
+        "examples/answer.json",
+        "examples/search-results.json",
+        "examples/research-report.json",
+        "examples/agent-results.json",
+        "examples/slack-message.json",
+    ] {
+        let bytes = std::fs::read(example).expect("example");
+        let answer = parse_answer(&bytes, FormatHint::Auto, 1 << 20).expect("parse");
+        let report = sourcebot::check(&answer, &CollectOptions::default());
+        let mut streamed = Vec::new();
+        sourcebot::render::write_json(&report, &mut streamed).expect("write");
+        assert_eq!(
+            String::from_utf8(streamed).expect("utf-8"),
+            sourcebot::render::json(&report),
+            "{example}"
+        );
+    }
+}
