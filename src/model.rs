@@ -396,6 +396,10 @@ pub struct Source {
     /// How far it can be trusted, and why (computed by [`crate::score`]).
     #[serde(default)]
     pub credibility: Option<SourceCredibility>,
+    /// What the source's page shows about itself, when it was read (the support check
+    /// reads cited pages); `null` otherwise.
+    #[serde(default)]
+    pub page: Option<PageSignals>,
 }
 
 impl Source {
@@ -767,6 +771,102 @@ pub struct SourceCredibility {
     /// recency, snippet, position); `null` otherwise.
     #[serde(default)]
     pub search: Option<SearchComponents>,
+}
+
+/// What kind of publication a source is, judged from its URL and, when its page was
+/// read, from what the page says about itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceType {
+    /// A peer-reviewed journal, a scholarly publisher or a preprint server.
+    Journal,
+    /// A government, intergovernmental or standards body.
+    Government,
+    /// A university or other academic institution (not its journals).
+    Academic,
+    /// An encyclopedia or dictionary.
+    Encyclopedia,
+    /// A product's or project's official documentation.
+    Documentation,
+    /// A news organisation.
+    News,
+    /// A company's own pages.
+    Company,
+    /// A forum or question-and-answer site.
+    Forum,
+    /// A personal blog or blog platform.
+    Blog,
+    /// A social-media post or profile, or a video platform.
+    Social,
+    /// A content farm, essay mill or homework-answer site.
+    ContentFarm,
+    /// A commercial landing page: a shop, a product or pricing page.
+    Landing,
+    /// Nothing says which.
+    #[default]
+    Unknown,
+}
+
+impl SourceType {
+    /// Every type, in the order above.
+    pub const ALL: [SourceType; 13] = [
+        SourceType::Journal,
+        SourceType::Government,
+        SourceType::Academic,
+        SourceType::Encyclopedia,
+        SourceType::Documentation,
+        SourceType::News,
+        SourceType::Company,
+        SourceType::Forum,
+        SourceType::Blog,
+        SourceType::Social,
+        SourceType::ContentFarm,
+        SourceType::Landing,
+        SourceType::Unknown,
+    ];
+
+    /// The name used in JSON and settings (`journal`, `content_farm`…).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceType::Journal => "journal",
+            SourceType::Government => "government",
+            SourceType::Academic => "academic",
+            SourceType::Encyclopedia => "encyclopedia",
+            SourceType::Documentation => "documentation",
+            SourceType::News => "news",
+            SourceType::Company => "company",
+            SourceType::Forum => "forum",
+            SourceType::Blog => "blog",
+            SourceType::Social => "social",
+            SourceType::ContentFarm => "content_farm",
+            SourceType::Landing => "landing",
+            SourceType::Unknown => "unknown",
+        }
+    }
+}
+
+/// What a fetched page shows about itself: signals of care that a reader would look
+/// for. Read from the page's markup (meta tags, structured data) and its text.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageSignals {
+    /// The page names an author (a byline, an `author` meta tag or structured data).
+    pub author: bool,
+    /// When the page says it was published, as `YYYY-MM-DD` (or `YYYY-MM`, `YYYY`).
+    pub published: Option<String>,
+    /// When the page says it was last updated, in the same form.
+    pub updated: Option<String>,
+    /// References to other sources: entries of a references section, DOIs, and
+    /// citation markers in the text.
+    pub references: usize,
+    /// The page mentions a corrections policy or carries a correction notice.
+    pub corrections: bool,
+    /// Advertising slots in the markup (ad containers, ad-network scripts and frames).
+    pub ad_slots: usize,
+    /// Scholarly metadata (`citation_title`, `citation_doi`, `dc.identifier`…): the page
+    /// presents itself as a scholarly article.
+    pub scholarly: bool,
+    /// Words in the page's main text (to put `ad_slots` and `references` in proportion).
+    pub words: usize,
 }
 
 /// A search result's component scores and value, without the result itself: what a

@@ -53,6 +53,7 @@ impl Builder {
             agent_confidence: None,
             verdict: Verdict::not_checked("verification not run"),
             credibility: None,
+            page: None,
         });
         self
     }

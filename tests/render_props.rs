@@ -125,6 +125,7 @@ fn source() -> impl Strategy<Value = Source> {
                     ..Verdict::not_checked("test")
                 },
                 credibility: None,
+                page: None,
             },
         )
 }

@@ -208,6 +208,7 @@ impl<'o, 'a> Builder<'o, 'a> {
             agent_confidence: None,
             verdict,
             credibility: None,
+            page: None,
         });
         self.provisional_title.push(provisional);
         self.sources.len() - 1

@@ -285,6 +285,7 @@ mod tests {
                 ..Verdict::not_checked("")
             },
             credibility: None,
+            page: None,
         }
     }
 
