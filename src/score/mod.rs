@@ -8,6 +8,7 @@
 pub mod classify;
 pub mod confidence;
 pub mod domain;
+pub mod ratings;
 pub mod search;
 
 use crate::model::{InputShape, Report};
