@@ -10,6 +10,7 @@ pub mod confidence;
 pub mod domain;
 pub mod ratings;
 pub mod search;
+pub mod source_type;
 
 use crate::model::{InputShape, Report};
 use classify::{ClaimClassifier, RuleClassifier};
