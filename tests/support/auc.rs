@@ -515,8 +515,8 @@ impl Scorer {
     /// The scorer's name in tables.
     pub fn name(self) -> &'static str {
         match self {
-            Scorer::TiersMean => "sourcebot tiers (mean)",
-            Scorer::TiersMax => "sourcebot tiers (max)",
+            Scorer::TiersMean => "sourcebot (mean)",
+            Scorer::TiersMax => "sourcebot (max)",
             Scorer::Seed => "seed allowlist (6 domains)",
             Scorer::Baseline => "baseline (all 0.5)",
         }
@@ -724,17 +724,30 @@ pub fn cluster_bootstrap_auc(
     resamples: usize,
     seed: u64,
 ) -> Option<Interval> {
+    let scored: Vec<(&str, Label, f64)> = claims
+        .iter()
+        .map(|c| (c.question.as_str(), c.label, c.score(scorer)))
+        .collect();
+    cluster_bootstrap(&scored, resamples, seed)
+}
+
+/// [`cluster_bootstrap_auc`] of any scores: `(question, label, score)` for each claim.
+pub fn cluster_bootstrap(
+    claims: &[(&str, Label, f64)],
+    resamples: usize,
+    seed: u64,
+) -> Option<Interval> {
     let mut index: HashMap<&str, usize> = HashMap::new();
     let mut clusters: Vec<(Vec<f64>, Vec<f64>)> = Vec::new();
-    for claim in claims {
+    for &(question, label, score) in claims {
         let next = clusters.len();
-        let i = *index.entry(claim.question.as_str()).or_insert(next);
+        let i = *index.entry(question).or_insert(next);
         if i == clusters.len() {
             clusters.push((Vec::new(), Vec::new()));
         }
-        match claim.label {
-            Label::Reliable => clusters[i].0.push(claim.score(scorer)),
-            Label::NotReliable => clusters[i].1.push(claim.score(scorer)),
+        match label {
+            Label::Reliable => clusters[i].0.push(score),
+            Label::NotReliable => clusters[i].1.push(score),
         }
     }
     if clusters.is_empty() {
