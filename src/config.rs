@@ -9,7 +9,8 @@ use crate::collect::CollectOptions;
 use crate::model::SourceKind;
 use crate::render::RenderOptions;
 use crate::score::domain::DomainTiers;
-use crate::score::ScoreSettings;
+use crate::score::ratings::DomainRatings;
+use crate::score::{CredibilityMethod, ScoreSettings};
 use crate::verify::VerifySettings;
 use std::sync::Arc;
 use std::time::Duration;
@@ -107,6 +108,13 @@ pub const SCORING_WEIGHTS: &str = "SOURCEBOT_SCORING_WEIGHTS";
 /// `SOURCEBOT_DOMAIN_TIERS`: a file of domain tiers (the format of the shipped
 /// `domain_tiers.txt`) that extends and overrides the shipped list.
 pub const DOMAIN_TIERS: &str = "SOURCEBOT_DOMAIN_TIERS";
+/// `SOURCEBOT_DOMAIN_RATINGS`: a file of published domain-quality ratings
+/// (`domain,rating` lines, the format of Lin et al.'s `domain_pc1.csv`) for the
+/// credibility model.
+pub const DOMAIN_RATINGS: &str = "SOURCEBOT_DOMAIN_RATINGS";
+/// `SOURCEBOT_CREDIBILITY`: `tiers` (the default: the domain tier alone, as the seed
+/// rules had it) or `model` (the domain tier moved by the fitted model's other signals).
+pub const CREDIBILITY: &str = "SOURCEBOT_CREDIBILITY";
 
 /// The longest probe timeout accepted: a check that waits longer is no longer a check.
 pub const MAX_VERIFY_TIMEOUT: Duration = Duration::from_secs(60);
@@ -282,6 +290,28 @@ fn read_score(
             .map_err(|e| failed(format!("expected a readable tier list file: {e}")))?;
         let extra = DomainTiers::parse(&text).map_err(|e| failed(e.to_string()))?;
         score.tiers = Arc::new(score.tiers.extended_with(&extra));
+    }
+    if let Some((name, value)) = get(DOMAIN_RATINGS) {
+        let ratings =
+            DomainRatings::load(std::path::Path::new(value.trim())).map_err(|e| ConfigError {
+                name,
+                value: value.clone(),
+                expected: format!("a readable ratings file (domain,rating lines): {e}"),
+            })?;
+        score.ratings = Some(Arc::new(ratings));
+    }
+    if let Some((name, value)) = get(CREDIBILITY) {
+        score.credibility = match value.trim().to_ascii_lowercase().as_str() {
+            "model" => CredibilityMethod::Model,
+            "tiers" => CredibilityMethod::Tiers,
+            _ => {
+                return Err(ConfigError {
+                    name,
+                    value,
+                    expected: "model or tiers".into(),
+                })
+            }
+        };
     }
     Ok(())
 }

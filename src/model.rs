@@ -755,7 +755,7 @@ pub enum ClaimType {
 }
 
 /// A source's credibility and what it is made of.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SourceCredibility {
     /// The final score, 0.0–1.0.
     pub value: f64,
@@ -771,11 +771,26 @@ pub struct SourceCredibility {
     /// recency, snippet, position); `null` otherwise.
     #[serde(default)]
     pub search: Option<SearchComponents>,
+    /// What kind of publication the source is (`unknown` when nothing says, and for
+    /// sources that are not web pages).
+    #[serde(default)]
+    pub source_type: SourceType,
+    /// The published quality rating of its domain (0–1), when a ratings file is loaded
+    /// and rates it; `null` otherwise.
+    #[serde(default)]
+    pub rating: Option<f64>,
+    /// What the credibility model's other signals (the rating, the source type, the
+    /// path depth) added to the domain tier's score, already in `base`; 0 when the
+    /// base is not from the domain or the model is off.
+    #[serde(default)]
+    pub adjustment: f64,
 }
 
 /// What kind of publication a source is, judged from its URL and, when its page was
 /// read, from what the page says about itself.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum SourceType {
     /// A peer-reviewed journal, a scholarly publisher or a preprint server.

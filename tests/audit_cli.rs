@@ -288,9 +288,12 @@ async fn links_are_checked_and_the_verdict_moves_the_score() {
         "b.json",
         &report(&[("Works", Some(ok.as_str()))]),
     );
-    // An IP address scores as an unknown domain (0.5); verified adds 0.05.
+    // An IP address scores as an unknown domain (0.5); verified adds 0.05 (the seed
+    // rules: the domain tier alone).
     let args = audit_args(dir.path(), &["--threshold", "0.5", "--format", "json"]);
-    let output = run(command(&args, &allow_private())).await;
+    let mut env = allow_private();
+    env.push(("SOURCEBOT_CREDIBILITY", "tiers".to_string()));
+    let output = run(command(&args, &env)).await;
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let value = json(&output);
     assert_eq!(value["verified"], true);

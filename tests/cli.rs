@@ -323,6 +323,7 @@ fn scoring_settings_reach_the_report() {
         &[
             ("SOURCEBOT_SOURCE_RELIABILITY", "confluence=0.95"),
             ("SOURCEBOT_DOMAIN_TIERS", &tiers),
+            ("SOURCEBOT_CREDIBILITY", "tiers"),
         ],
         b"Deploys follow the runbook [1] and the load test [2].\n\n\
           [1] https://acme.atlassian.net/wiki/spaces/PAY/pages/1 - Runbook\n\
@@ -468,4 +469,73 @@ fn support_agrees_with_experts_on_the_held_out_split() {
         balanced > 0.57,
         "balanced accuracy {balanced:.3} on the held-out split"
     );
+}
+
+/// A ratings file reaches the report: each web source carries its type and its
+/// domain's rating; `SOURCEBOT_CREDIBILITY=model` moves its score by the fitted amounts,
+/// the default (tiers) does not; an unreadable file or an unknown method is refused at
+/// start, naming the setting.
+#[test]
+fn credibility_settings_reach_the_report() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ratings = dir.path().join("ratings.csv");
+    std::fs::write(&ratings, "domain,pc1\nreuters.com,0.95\n").expect("write ratings");
+    let ratings = ratings.to_string_lossy().into_owned();
+    let answer = b"Markets fell [1] and a thread agreed [2].\n\n\
+          [1] https://www.reuters.com/markets/stocks/fall - Reuters\n\
+          [2] https://www.reddit.com/r/stocks/comments/1 - A thread\n";
+    let credibility = |env: &[(&str, &str)]| -> Vec<(String, f64, f64, Option<f64>, String)> {
+        let output = with_stdin(&["check", "-", "--format", "json"], env, answer);
+        assert!(output.status.success(), "{}", stderr(&output));
+        let report: Report = serde_json::from_str(&stdout(&output)).expect("report");
+        report
+            .sources()
+            .map(|s| {
+                let c = s.credibility.clone().expect("scored");
+                (
+                    s.title.clone(),
+                    c.base,
+                    c.adjustment,
+                    c.rating,
+                    c.source_type.as_str().to_string(),
+                )
+            })
+            .collect()
+    };
+    let model = credibility(&[
+        ("SOURCEBOT_DOMAIN_RATINGS", &ratings),
+        ("SOURCEBOT_CREDIBILITY", "model"),
+    ]);
+    let reuters = &model[0];
+    assert_eq!(
+        (reuters.0.as_str(), reuters.3, reuters.4.as_str()),
+        ("Reuters", Some(0.95), "news")
+    );
+    let thread = &model[1];
+    assert_eq!((thread.3, thread.4.as_str()), (None, "forum"));
+    // The default: the tiers alone; the type and the rating are still reported.
+    let tiers = credibility(&[("SOURCEBOT_DOMAIN_RATINGS", &ratings)]);
+    assert_eq!(tiers[0].3, Some(0.95));
+    assert_eq!(tiers[1].4, "forum");
+    for ((_, model_base, adjustment, ..), (_, tier_base, tier_adjustment, ..)) in
+        model.iter().zip(&tiers)
+    {
+        assert_eq!(*tier_adjustment, 0.0);
+        assert!((model_base - (tier_base + adjustment)).abs() < 1e-12);
+    }
+    assert_ne!(
+        model[0].2, 0.0,
+        "the rating and the type move a rated news site"
+    );
+    for (env, named) in [
+        (
+            ("SOURCEBOT_DOMAIN_RATINGS", "/nonexistent/ratings.csv"),
+            "SOURCEBOT_DOMAIN_RATINGS",
+        ),
+        (("SOURCEBOT_CREDIBILITY", "vibes"), "SOURCEBOT_CREDIBILITY"),
+    ] {
+        let output = with_stdin(&["check", "-", "--format", "json"], &[env], answer);
+        assert!(!output.status.success());
+        assert!(stderr(&output).contains(named), "{}", stderr(&output));
+    }
 }

@@ -71,9 +71,11 @@ fn report_field_names_are_stable() {
         ".groups[].sources[].canonical_url",
         ".groups[].sources[].citation_numbers",
         ".groups[].sources[].credibility",
+        ".groups[].sources[].credibility.adjustment",
         ".groups[].sources[].credibility.agent_confidence",
         ".groups[].sources[].credibility.base",
         ".groups[].sources[].credibility.base_from",
+        ".groups[].sources[].credibility.rating",
         ".groups[].sources[].credibility.search",
         ".groups[].sources[].credibility.search.above_threshold",
         ".groups[].sources[].credibility.search.domain",
@@ -81,12 +83,14 @@ fn report_field_names_are_stable() {
         ".groups[].sources[].credibility.search.recency",
         ".groups[].sources[].credibility.search.snippet",
         ".groups[].sources[].credibility.search.value",
+        ".groups[].sources[].credibility.source_type",
         ".groups[].sources[].credibility.value",
         ".groups[].sources[].credibility.verification",
         ".groups[].sources[].date",
         ".groups[].sources[].found_by",
         ".groups[].sources[].id",
         ".groups[].sources[].kind",
+        ".groups[].sources[].page",
         ".groups[].sources[].position",
         ".groups[].sources[].references",
         ".groups[].sources[].snippet",
@@ -293,5 +297,44 @@ fn streamed_json_is_the_rendered_json() {
             sourcebot::render::json(&report),
             "{example}"
         );
+    }
+}
+
+/// Source types are spelled in JSON as their names say (`content_farm`), and read back.
+#[test]
+fn source_types_are_spelled_as_named() {
+    use sourcebot::model::SourceType;
+    let spelled: Vec<String> = SourceType::ALL
+        .iter()
+        .map(|t| {
+            serde_json::to_value(t)
+                .expect("serialises")
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        spelled,
+        [
+            "journal",
+            "government",
+            "academic",
+            "encyclopedia",
+            "documentation",
+            "news",
+            "company",
+            "forum",
+            "blog",
+            "social",
+            "content_farm",
+            "landing",
+            "unknown"
+        ]
+    );
+    for t in SourceType::ALL {
+        assert_eq!(serde_json::to_value(t).expect("serialises"), t.as_str());
+        let back: SourceType = serde_json::from_value(t.as_str().into()).expect("reads back");
+        assert_eq!(back, t);
     }
 }

@@ -118,6 +118,7 @@ pub fn source_credibility(
             verification: 0.0,
             agent_confidence,
             search: None,
+            ..SourceCredibility::default()
         };
     };
     let (base, base_from) = match registry.agents(&source.agents) {
@@ -134,6 +135,7 @@ pub fn source_credibility(
             verification: -base,
             agent_confidence,
             search: None,
+            ..SourceCredibility::default()
         };
     }
     let verification = match class {
@@ -153,6 +155,7 @@ pub fn source_credibility(
         verification,
         agent_confidence,
         search: None,
+        ..SourceCredibility::default()
     }
 }
 

@@ -7,15 +7,18 @@
 
 pub mod classify;
 pub mod confidence;
+pub mod credibility;
 pub mod domain;
 pub mod ratings;
 pub mod search;
 pub mod source_type;
 
-use crate::model::{InputShape, Report};
+use crate::model::{InputShape, Report, SourceKind};
 use classify::{ClaimClassifier, RuleClassifier};
 use confidence::{answer_confidence, source_credibility, ReliabilityRegistry, ScoringWeights};
+use credibility::{CredibilityWeights, SourceFeatures};
 use domain::{registrable_domain, DomainTiers};
+use ratings::DomainRatings;
 use search::{SearchResult, SearchWeights};
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -34,6 +37,10 @@ pub struct ScoreSettings {
     pub registry: ReliabilityRegistry,
     /// The domain tier list.
     pub tiers: Arc<DomainTiers>,
+    /// Published domain-quality ratings, when a file of them is loaded.
+    pub ratings: Option<Arc<DomainRatings>>,
+    /// How a web source's base score is made.
+    pub credibility: CredibilityMethod,
 }
 
 impl Default for ScoreSettings {
@@ -42,8 +49,26 @@ impl Default for ScoreSettings {
             weights: ScoringWeights::default(),
             registry: ReliabilityRegistry::default(),
             tiers: DomainTiers::builtin_shared(),
+            ratings: None,
+            credibility: CredibilityMethod::default(),
         }
     }
+}
+
+/// How a web source's base score is made (`SOURCEBOT_CREDIBILITY`).
+///
+/// The tiers stay the default: on questions it was not fitted on, the model separated
+/// reliable from unreliable sources no better than the tiers beyond the noise of the
+/// data (see the README), and it moves scores by under 0.01 — not enough to earn a
+/// change that would move audit thresholds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CredibilityMethod {
+    /// The domain tier moved by the fitted model's other signals (published rating,
+    /// source type, path depth): [`credibility::CredibilityWeights`].
+    Model,
+    /// The domain tier alone, as the seed rules had it.
+    #[default]
+    Tiers,
 }
 
 /// Everything scoring needs: the domain tiers, the reliability registry, the weights and
@@ -59,6 +84,10 @@ pub struct Scorer {
     pub search_weights: SearchWeights,
     /// Claim types.
     pub classifier: Box<dyn ClaimClassifier>,
+    /// Published domain-quality ratings, when loaded.
+    pub ratings: Option<Arc<DomainRatings>>,
+    /// The credibility model's weights; `None` scores by the tiers alone.
+    pub model: Option<&'static CredibilityWeights>,
 }
 
 impl Default for Scorer {
@@ -87,6 +116,11 @@ impl Scorer {
             weights: settings.weights.clone(),
             search_weights: SearchWeights::default(),
             classifier: Box::new(RuleClassifier),
+            ratings: settings.ratings.clone(),
+            model: match settings.credibility {
+                CredibilityMethod::Model => Some(CredibilityWeights::builtin()),
+                CredibilityMethod::Tiers => None,
+            },
         }
     }
 
@@ -104,8 +138,32 @@ impl Scorer {
         let now = SystemTime::now();
         for group in &mut report.groups {
             for source in &mut group.sources {
+                let features = source
+                    .link()
+                    .filter(|_| source.kind == SourceKind::Web)
+                    .map(|url| {
+                        SourceFeatures::of(
+                            url,
+                            &self.tiers,
+                            self.ratings.as_deref(),
+                            source.page.as_ref(),
+                        )
+                    });
+                let adjustment = match (self.model, &features) {
+                    (Some(model), Some(features)) => model.adjustments(features).total(),
+                    _ => 0.0,
+                };
+                let model_score = |url: &str| (domain_score(url) + adjustment).clamp(0.0, 1.0);
                 let mut credibility =
-                    source_credibility(source, &domain_score, &self.registry, &self.weights);
+                    source_credibility(source, &model_score, &self.registry, &self.weights);
+                if let Some(features) = features {
+                    if credibility.base_from == "domain" {
+                        // What the model moved the tier score by, after clamping.
+                        credibility.adjustment = credibility.base - features.tier;
+                    }
+                    credibility.source_type = features.source_type;
+                    credibility.rating = features.rating;
+                }
                 if report.shape == InputShape::SearchResults {
                     let scored = search::score(
                         &SearchResult::from(&*source),
@@ -170,7 +228,12 @@ mod tests {
              [1] https://www.nih.gov/dose - NIH\n\
              [2] https://www.reddit.com/r/x - A thread",
         );
-        let report = crate::check(&answer, &CollectOptions::default());
+        // The seed rules: the domain tier alone.
+        let tiers_only = super::Scorer::from_settings(&super::ScoreSettings {
+            credibility: super::CredibilityMethod::Tiers,
+            ..super::ScoreSettings::default()
+        });
+        let report = crate::check_with(&answer, &CollectOptions::default(), &tiers_only);
         let health = report
             .claims
             .iter()
@@ -206,6 +269,57 @@ mod tests {
         assert_eq!((confidence.sources, confidence.domains), (2, 2));
         // 0.6 × mean(0.9, 0.35) + 0.4 × 1.0
         assert!((confidence.value - (0.6 * (0.9 + 0.35) / 2.0 + 0.4)).abs() < 1e-9);
+    }
+
+    /// A page read with scholarly metadata makes its source a journal article, and the
+    /// model's adjustment for that type is what moved its score.
+    #[test]
+    fn a_read_page_refines_the_source_type() {
+        let answer = Answer::from_text(
+            "A finding [1].\n\n[1] https://journal.example.org/article/7 - Paper",
+        );
+        let scorer = super::Scorer::from_settings(&super::ScoreSettings {
+            credibility: super::CredibilityMethod::Model,
+            ..super::ScoreSettings::default()
+        });
+        let mut report = crate::check_with(&answer, &CollectOptions::default(), &scorer);
+        let before = report
+            .sources()
+            .next()
+            .and_then(|s| s.credibility.clone())
+            .expect("scored");
+        assert_eq!(before.source_type, crate::model::SourceType::Unknown);
+        for group in &mut report.groups {
+            for source in &mut group.sources {
+                source.page = Some(crate::model::PageSignals {
+                    scholarly: true,
+                    ..Default::default()
+                });
+            }
+        }
+        scorer.score_report(&mut report);
+        let after = report
+            .sources()
+            .next()
+            .and_then(|s| s.credibility.clone())
+            .expect("scored");
+        assert_eq!(after.source_type, crate::model::SourceType::Journal);
+        let page = crate::model::PageSignals {
+            scholarly: true,
+            ..Default::default()
+        };
+        let features = super::SourceFeatures::of(
+            "https://journal.example.org/article/7",
+            super::DomainTiers::builtin(),
+            None,
+            Some(&page),
+        );
+        let expected = super::CredibilityWeights::builtin()
+            .adjustments(&features)
+            .total();
+        assert!((after.adjustment - expected).abs() < 1e-12, "{after:?}");
+        assert_ne!(after.adjustment, before.adjustment);
+        assert!((after.base - (0.5 + after.adjustment)).abs() < 1e-9);
     }
 
     #[test]
