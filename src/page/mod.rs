@@ -9,8 +9,9 @@
 //! Anything else, and binary data that merely claims to be text, is
 //! [`PageRead::Unreadable`]. The text is capped at [`MAX_TEXT_CHARS`].
 //!
-//! Every page read also carries its [`PageSignals`] (`signals`): what its text shows
-//! about its author, dates, references, corrections and length.
+//! Every page read also carries its [`PageSignals`] (`signals`): what its markup (for
+//! HTML, seen during the reader's own walk of the document) and its text show about
+//! its author, dates, references, corrections, advertising and length.
 
 mod charset;
 mod html;
@@ -77,8 +78,8 @@ pub struct Page {
     /// Not all of the page is in `text`: the body passed the fetch's size cap, or the
     /// text passed [`MAX_TEXT_CHARS`].
     pub truncated: bool,
-    /// What the page shows about itself (author, dates, references, corrections, word
-    /// count), read from `text`.
+    /// What the page shows about itself (author, dates, references, corrections, ad
+    /// slots, scholarly metadata, word count), from its markup and from `text`.
     pub signals: PageSignals,
 }
 
@@ -141,6 +142,7 @@ pub fn extract(content_type: Option<&str>, bytes: &[u8], truncated: bool) -> Pag
             text,
             kind: PageKind::Pdf,
             cut_early: false,
+            markup: None,
         }),
     };
     let read = match read {
@@ -151,7 +153,7 @@ pub fn extract(content_type: Option<&str>, bytes: &[u8], truncated: bool) -> Pag
     if text.is_empty() {
         return PageRead::unreadable(NO_TEXT);
     }
-    let signals = signals::read(&text);
+    let signals = signals::read(read.markup.as_ref(), &text);
     PageRead::Read(Page {
         final_url: None,
         title: read.title,
@@ -169,6 +171,8 @@ struct Read {
     kind: PageKind,
     /// The reader stopped before the end of the bytes.
     cut_early: bool,
+    /// What the markup shows (HTML only).
+    markup: Option<signals::Markup>,
 }
 
 fn read_html(bytes: &[u8], charset: Option<&str>) -> Result<Read, String> {
@@ -189,6 +193,7 @@ fn read_html(bytes: &[u8], charset: Option<&str>) -> Result<Read, String> {
         text: extracted.text,
         kind: PageKind::Html,
         cut_early: extracted.cut,
+        markup: Some(extracted.markup),
     })
 }
 
@@ -202,6 +207,7 @@ fn read_text(bytes: &[u8], charset: Option<&str>) -> Result<Read, String> {
         text: text::paragraphs(&source),
         kind: PageKind::Text,
         cut_early: false,
+        markup: None,
     })
 }
 

@@ -1,6 +1,145 @@
-//! The tables the page signals are read with: headings, phrases and the calendar
-//! forms of dates. Kept apart from the rules so that adding a heading or a phrase is
-//! a one-line change here.
+//! The tables the page signals are read with: meta names, class words, ad networks,
+//! headings, phrases and the calendar forms of dates. Kept apart from the rules so
+//! that adding a site's meta tag or an ad network is a one-line change here.
+
+/// Meta names (`name`, `property` or `itemprop`, lower-cased) that name an author.
+pub(super) const AUTHOR_META: [&str; 9] = [
+    "author",
+    "article:author",
+    "citation_author",
+    "dc.creator",
+    "dcterms.creator",
+    "book:author",
+    "byl",
+    "parsely-author",
+    "sailthru.author",
+];
+
+/// Meta names that give the publication date.
+pub(super) const PUBLISHED_META: [&str; 16] = [
+    "article:published_time",
+    "og:published_time",
+    "citation_publication_date",
+    "citation_date",
+    "citation_online_date",
+    "dc.date",
+    "dc.date.issued",
+    "dc.date.created",
+    "dcterms.issued",
+    "dcterms.created",
+    "datepublished",
+    "date",
+    "pubdate",
+    "publish-date",
+    "publication_date",
+    "parsely-pub-date",
+];
+
+/// Meta names that give the date of the last update.
+pub(super) const UPDATED_META: [&str; 7] = [
+    "article:modified_time",
+    "og:updated_time",
+    "dc.date.modified",
+    "dcterms.modified",
+    "datemodified",
+    "last-modified",
+    "revised",
+];
+
+/// Meta names of scholarly metadata (Highwire Press, bepress, PRISM). Author and date
+/// tags alone are not enough: blogs carry them too.
+pub(super) const SCHOLARLY_META: [&str; 16] = [
+    "citation_title",
+    "citation_doi",
+    "citation_journal_title",
+    "citation_journal_abbrev",
+    "citation_conference_title",
+    "citation_pdf_url",
+    "citation_abstract_html_url",
+    "citation_fulltext_html_url",
+    "citation_issn",
+    "citation_isbn",
+    "citation_volume",
+    "citation_firstpage",
+    "citation_arxiv_id",
+    "citation_technical_report_number",
+    "citation_dissertation_institution",
+    "prism.doi",
+];
+
+/// Words of a class or id that mark an advertising container (`ad-slot`,
+/// `div-gpt-ad-123`, `sidebar_ads`, `adsbygoogle`), compared whole so that `header`,
+/// `shadow`, `load` and `gradient` are not ads.
+pub(super) const AD_WORDS: [&str; 20] = [
+    "ad",
+    "ads",
+    "advert",
+    "adverts",
+    "advertisement",
+    "advertisements",
+    "advertising",
+    "adslot",
+    "adslots",
+    "adunit",
+    "adunits",
+    "adsense",
+    "adsbygoogle",
+    "adcontainer",
+    "adwrapper",
+    "adbox",
+    "adzone",
+    "dfp",
+    "sponsored",
+    "taboola",
+];
+
+/// Class prefixes of a state rather than a container (`has-ads`, `no-ads`).
+pub(super) const STATE_PREFIXES: [&str; 7] =
+    ["has-", "no-", "with-", "hide-", "show-", "is-", "without-"];
+
+/// Ad networks: a script or frame from one of these hosts (or their subdomains) is an
+/// ad slot.
+pub(super) const AD_NETWORKS: [&str; 28] = [
+    "googlesyndication.com",
+    "doubleclick.net",
+    "googletagservices.com",
+    "googleadservices.com",
+    "adnxs.com",
+    "amazon-adsystem.com",
+    "taboola.com",
+    "outbrain.com",
+    "criteo.com",
+    "criteo.net",
+    "pubmatic.com",
+    "rubiconproject.com",
+    "openx.net",
+    "adform.net",
+    "smartadserver.com",
+    "media.net",
+    "mgid.com",
+    "revcontent.com",
+    "carbonads.com",
+    "carbonads.net",
+    "buysellads.com",
+    "adthrive.com",
+    "mediavine.com",
+    "ezojs.com",
+    "33across.com",
+    "teads.tv",
+    "sharethrough.com",
+    "adsrvr.org",
+];
+
+/// Words of a class or id that mark a list of references.
+pub(super) const REFERENCE_WORDS: [&str; 7] = [
+    "references",
+    "reflist",
+    "refs",
+    "bibliography",
+    "footnotes",
+    "endnotes",
+    "citation-list",
+];
 
 /// Headings of a references section, lower-cased, numbering and colon removed.
 pub(super) const REFERENCE_HEADINGS: [&str; 17] = [
