@@ -7,6 +7,7 @@
 mod support;
 
 use encoding_rs::{SHIFT_JIS, WINDOWS_1252};
+use sourcebot::model::PageSignals;
 use sourcebot::page::{PageKind, PageRead, MAX_TEXT_CHARS};
 use sourcebot::verify::resolve::StaticLookup;
 use sourcebot::verify::Verifier;
@@ -89,6 +90,14 @@ async fn an_article_page_yields_its_text_and_nothing_around_it() {
          The Moon\u{2019}s gravity raises two bulges of water on opposite sides of the Earth.\n\n\
          Most coasts therefore see two high tides a day, about 12 hours 25 minutes apart."
     );
+    // No author, date or ads in it; the furniture's "© 2024" is not a date either.
+    assert_eq!(
+        page.signals,
+        PageSignals {
+            words: 33,
+            ..PageSignals::default()
+        }
+    );
     let log = site.request_log();
     assert_eq!(log.len(), 1);
     let request = &log[0];
@@ -103,6 +112,33 @@ async fn an_article_page_yields_its_text_and_nothing_around_it() {
     );
     assert_eq!(request.header("cookie"), None);
     assert_eq!(request.header("referer"), None);
+}
+
+#[tokio::test]
+async fn a_fetched_page_carries_its_signals() {
+    let news = r#"<!DOCTYPE html><html><head><title>Flood walls approved</title>
+<meta property="article:published_time" content="2023-05-04T08:30:00Z">
+<meta property="article:modified_time" content="2023-05-05T17:02:11Z">
+<script async src="https://securepubads.g.doubleclick.net/tag/js/gpt.js"></script></head>
+<body><article><h1>Flood walls approved</h1><p class="byline">By Jane Smith</p>
+<p>The council voted for new flood walls [1].</p><div id="div-gpt-ad-1-0"></div>
+<p>Correction: an earlier version gave the wrong cost.</p></article>
+<footer><a href="/corrections">Corrections</a></footer></body></html>"#;
+    let site = server(vec![("/news", Route::text(200, news))]).await;
+    let read = verifier().fetch_page(&site.url("/news")).await;
+    assert_eq!(
+        page_of(&read).signals,
+        PageSignals {
+            author: true,
+            published: Some("2023-05-04".into()),
+            updated: Some("2023-05-05".into()),
+            references: 1,
+            corrections: true,
+            ad_slots: 2,
+            scholarly: false,
+            words: 22,
+        }
+    );
 }
 
 #[tokio::test]

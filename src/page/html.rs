@@ -15,11 +15,16 @@
 //!
 //! Should the class and id rules drop every word (a page wrapper called
 //! `has-sidebar`), the walk is done again with the tag rules alone.
+//!
+//! The first pass over the document, which finds the title and where the article
+//! starts, also shows every node to `signals::Markup` (author, dates, ads…).
 
+use super::signals::Markup;
 use super::{clean_title, MAX_TEXT_CHARS};
+use ego_tree::iter::Edge;
 use ego_tree::NodeRef;
 use scraper::node::Element;
-use scraper::{Html, Node};
+use scraper::{ElementRef, Html, Node};
 
 /// What an HTML page yields.
 pub(super) struct Extracted {
@@ -31,6 +36,8 @@ pub(super) struct Extracted {
     pub(super) scripted: bool,
     /// The page nests deeper than [`MAX_DEPTH`]: only what comes before was read.
     pub(super) cut: bool,
+    /// What the markup shows about the page.
+    pub(super) markup: Markup,
 }
 
 /// How deep elements may nest before the rest of the page is dropped unparsed.
@@ -172,7 +179,19 @@ pub(super) fn extract(source: &str) -> Extracted {
     let mut scripted = false;
     let mut main = None;
     let mut articles = Vec::new();
-    for element in root.descendent_elements() {
+    let mut markup = Markup::default();
+    for edge in root.traverse() {
+        let node = match edge {
+            Edge::Open(node) => node,
+            Edge::Close(node) => {
+                markup.close(node);
+                continue;
+            }
+        };
+        markup.open(node);
+        let Some(element) = ElementRef::wrap(node) else {
+            continue;
+        };
         let value = element.value();
         match value.name() {
             "title" if title.is_none() => title = clean_title(&element.text().collect::<String>()),
@@ -209,6 +228,7 @@ pub(super) fn extract(source: &str) -> Extracted {
         text,
         scripted,
         cut: cut_at.is_some(),
+        markup,
     }
 }
 

@@ -8,12 +8,20 @@
 //! `pdf`. Bytes are decoded from the charset the page declares (see `charset`).
 //! Anything else, and binary data that merely claims to be text, is
 //! [`PageRead::Unreadable`]. The text is capped at [`MAX_TEXT_CHARS`].
+//!
+//! Every page read also carries its [`PageSignals`] (`signals`): what its markup (for
+//! HTML, seen during the reader's own walk of the document) and its text show about
+//! its author, dates, references, corrections, advertising and length.
 
 mod charset;
 mod html;
 mod pdf;
+mod signals;
 mod text;
 
+pub use signals::text_signals;
+
+use crate::model::PageSignals;
 use std::fmt;
 
 /// Most characters of text kept from one page; the rest is dropped and the page is
@@ -70,6 +78,9 @@ pub struct Page {
     /// Not all of the page is in `text`: the body passed the fetch's size cap, or the
     /// text passed [`MAX_TEXT_CHARS`].
     pub truncated: bool,
+    /// What the page shows about itself (author, dates, references, corrections, ad
+    /// slots, scholarly metadata, word count), from its markup and from `text`.
+    pub signals: PageSignals,
 }
 
 /// A page read, or why it could not be.
@@ -126,27 +137,43 @@ pub fn extract(content_type: Option<&str>, bytes: &[u8], truncated: bool) -> Pag
     let read = match format {
         Format::Html => read_html(bytes, charset.as_deref()),
         Format::Text => read_text(bytes, charset.as_deref()),
-        Format::Pdf => pdf::read(bytes, truncated).map(|text| (None, text, PageKind::Pdf, false)),
+        Format::Pdf => pdf::read(bytes, truncated).map(|text| Read {
+            title: None,
+            text,
+            kind: PageKind::Pdf,
+            cut_early: false,
+            markup: None,
+        }),
     };
-    let (title, text, kind, cut_early) = match read {
+    let read = match read {
         Ok(read) => read,
         Err(reason) => return PageRead::Unreadable(reason),
     };
-    let (text, cut) = cap_text(text);
+    let (text, cut) = cap_text(read.text);
     if text.is_empty() {
         return PageRead::unreadable(NO_TEXT);
     }
+    let signals = signals::read(read.markup.as_ref(), &text);
     PageRead::Read(Page {
         final_url: None,
-        title,
+        title: read.title,
         text,
-        kind,
-        truncated: truncated || cut || cut_early,
+        kind: read.kind,
+        truncated: truncated || cut || read.cut_early,
+        signals,
     })
 }
 
-/// Title, text, kind, and whether the reader stopped before the end of the bytes.
-type Read = (Option<String>, String, PageKind, bool);
+/// What a reader makes of the bytes.
+struct Read {
+    title: Option<String>,
+    text: String,
+    kind: PageKind,
+    /// The reader stopped before the end of the bytes.
+    cut_early: bool,
+    /// What the markup shows (HTML only).
+    markup: Option<signals::Markup>,
+}
 
 fn read_html(bytes: &[u8], charset: Option<&str>) -> Result<Read, String> {
     let source = charset::decode_html(bytes, charset);
@@ -161,12 +188,13 @@ fn read_html(bytes: &[u8], charset: Option<&str>) -> Result<Read, String> {
             NO_TEXT.to_string()
         });
     }
-    Ok((
-        extracted.title,
-        extracted.text,
-        PageKind::Html,
-        extracted.cut,
-    ))
+    Ok(Read {
+        title: extracted.title,
+        text: extracted.text,
+        kind: PageKind::Html,
+        cut_early: extracted.cut,
+        markup: Some(extracted.markup),
+    })
 }
 
 fn read_text(bytes: &[u8], charset: Option<&str>) -> Result<Read, String> {
@@ -174,7 +202,13 @@ fn read_text(bytes: &[u8], charset: Option<&str>) -> Result<Read, String> {
     if looks_binary(&source) {
         return Err(binary("text/plain"));
     }
-    Ok((None, text::paragraphs(&source), PageKind::Text, false))
+    Ok(Read {
+        title: None,
+        text: text::paragraphs(&source),
+        kind: PageKind::Text,
+        cut_early: false,
+        markup: None,
+    })
 }
 
 fn binary(claimed: &str) -> String {

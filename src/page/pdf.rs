@@ -58,6 +58,26 @@ mod tests {
     }
 
     #[test]
+    fn a_pdf_page_carries_its_text_signals() {
+        let pdf = simple_pdf(&[
+            "Tidal friction and the length of the day",
+            "Friction slows the Earth: doi:10.1038/35015531 and doi:10.1016/j.pocean.2004.01.001",
+        ]);
+        let read = extract(Some("application/pdf"), &pdf, false);
+        let page = read.page().unwrap_or_else(|| panic!("{read:?}"));
+        assert_eq!(
+            page.signals,
+            crate::model::PageSignals {
+                references: 2,
+                words: 15,
+                ..Default::default()
+            },
+            "{:?}",
+            page.text
+        );
+    }
+
+    #[test]
     fn broken_and_cut_pdfs_are_unreadable_without_a_panic() {
         let pdf = simple_pdf(&["Some text."]);
         let cut = extract(Some("application/pdf"), &pdf[..pdf.len() / 2], true);

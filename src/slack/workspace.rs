@@ -15,7 +15,7 @@ use super::api::SlackApi;
 use super::inbound::{slack_file_id, BotIdentity, Permalink, Watch};
 use crate::collect::slack_message::{read_message, ReadOptions};
 use crate::model::{SourceKind, Verdict, VerdictClass};
-use crate::page::{Page, PageKind, PageRead};
+use crate::page::{text_signals, Page, PageKind, PageRead};
 use crate::state::memory::TtlMap;
 use crate::state::{BotState, ScopedState};
 use crate::verify::{Checked, InternalChecker};
@@ -424,6 +424,7 @@ impl PermalinkChecker {
         PageRead::Read(Page {
             final_url: Some(url.to_string()),
             title: None,
+            signals: text_signals(&text),
             text,
             kind: PageKind::Text,
             truncated: false,

@@ -52,13 +52,17 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// What a page costs to keep, roughly: its text, title and URL, and the entry.
+/// What a page costs to keep, roughly: its text, title, URL and dates, and the entry.
 fn weight(key: &str, page: &PageRead) -> usize {
     let held = match page {
         PageRead::Read(page) => {
             page.text.len()
                 + page.title.as_ref().map_or(0, String::len)
                 + page.final_url.as_ref().map_or(0, String::len)
+                + [&page.signals.published, &page.signals.updated]
+                    .iter()
+                    .map(|date| date.as_ref().map_or(0, String::len))
+                    .sum::<usize>()
         }
         PageRead::Unreadable(reason) => reason.len(),
     };
@@ -208,6 +212,7 @@ mod tests {
             text: text.to_string(),
             kind: PageKind::Text,
             truncated: false,
+            signals: Default::default(),
         }))
     }
 
