@@ -180,7 +180,10 @@ pub async fn check_support(
                     None => return None,
                 },
             };
-            Some(judge(judges, claims, target, page, budget, deadline).await)
+            let signals = page.page().map(|read| read.signals.clone());
+            let source = target.source;
+            let results = judge(judges, claims, target, page, budget, deadline).await;
+            Some((source, signals, results))
         }
     }))
     .buffer_unordered(settings.concurrency.max(1));
@@ -191,8 +194,17 @@ pub async fn check_support(
     let mut no_content = 0;
     loop {
         match tokio::time::timeout_at(deadline.into(), judged_pages.next()).await {
-            Ok(Some(Some(results))) => {
+            Ok(Some(Some((source, signals, results)))) => {
                 outcome.pages += 1;
+                // What the page shows about itself, for the source's credibility.
+                if let Some(cited) = report
+                    .groups
+                    .iter_mut()
+                    .flat_map(|g| g.sources.iter_mut())
+                    .find(|s| s.id == source)
+                {
+                    cited.page = signals;
+                }
                 for (claim, support) in results {
                     if let Some(metrics) = &judges.metrics {
                         metrics.support_judgement(
