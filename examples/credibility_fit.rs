@@ -75,6 +75,9 @@ struct Row {
     seed: f64,
     /// Lin et al.'s rating, mean over its rated sources; `None` when none is rated.
     lin: Option<f64>,
+    /// The expert's own support label as a number (Complete 2, Partial 1, else 0): not
+    /// a source signal, shown for reference.
+    support: f64,
 }
 
 fn main() -> ExitCode {
@@ -189,6 +192,11 @@ fn row(
         gov_edu,
         seed,
         lin: (!lin.is_empty()).then(|| lin.iter().sum::<f64>() / lin.len() as f64),
+        support: match claim.support.as_deref() {
+            Some("Complete") => 2.0,
+            Some("Partial") => 1.0,
+            _ => 0.0,
+        },
     })
 }
 
@@ -276,6 +284,10 @@ fn fit_and_report(title: &str, fit: &[&Row], report: &[&Row]) -> CredibilityWeig
         .map(|r| (r.question.as_str(), r.label, predict(&w, &r.x)))
         .collect();
     line("model, on the same claims", &covered_model);
+    line(
+        "for reference: the expert's own support label",
+        &scored(&|r| r.support),
+    );
     weights
 }
 

@@ -77,6 +77,8 @@ pub struct Claim {
     pub label: Label,
     /// The cited URLs, without repeats, in order of citation.
     pub urls: Vec<String>,
+    /// The expert's `support` label (Complete, Partial, …), if given.
+    pub support: Option<String>,
 }
 
 impl Claim {
@@ -364,6 +366,10 @@ fn read_answer(
             text: text.to_string(),
             label,
             urls,
+            support: claim
+                .get("support")
+                .and_then(Value::as_str)
+                .map(str::to_string),
         });
     }
 }
