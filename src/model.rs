@@ -449,6 +449,55 @@ pub struct Claim {
     /// and only for sources whose page was read or tried).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub support: Vec<ClaimSupport>,
+    /// How the claim was classified and which of the answer's kinds of source suit it
+    /// best (computed by [`crate::score`]; `null` before scoring).
+    #[serde(default)]
+    pub classification: Option<ClaimClassification>,
+}
+
+/// How a claim was classified, and the sources the classifier recommends for it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClaimClassification {
+    /// Who decided: `llm`, `rules` or `ml`.
+    pub method: ClassificationMethod,
+    /// The answer's kinds of source that suit the claim, best first, each with its
+    /// relevance and a one-line reason (empty for a general claim under the rules:
+    /// any source suits it).
+    pub recommendations: Vec<SourceRecommendation>,
+}
+
+/// Which classifier decided a claim's type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ClassificationMethod {
+    /// A language model with structured output.
+    Llm,
+    /// The keyword rules.
+    Rules,
+    /// A trained model.
+    Ml,
+}
+
+impl ClassificationMethod {
+    /// `llm`, `rules` or `ml`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClassificationMethod::Llm => "llm",
+            ClassificationMethod::Rules => "rules",
+            ClassificationMethod::Ml => "ml",
+        }
+    }
+}
+
+/// One kind of source recommended for a claim.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SourceRecommendation {
+    /// The available source's name (`web:high`, `confluence`, `agent:NAME`…).
+    pub source: String,
+    /// How well it suits the claim, 0–1.
+    pub relevance: f64,
+    /// Why, in one line.
+    pub reason: String,
 }
 
 /// Whether a cited page supports a claim.
@@ -752,6 +801,36 @@ pub enum ClaimType {
     Code,
     /// Anything else.
     General,
+}
+
+impl ClaimType {
+    /// Every type.
+    pub const ALL: [ClaimType; 6] = [
+        ClaimType::Health,
+        ClaimType::Law,
+        ClaimType::Money,
+        ClaimType::Code,
+        ClaimType::Statistics,
+        ClaimType::General,
+    ];
+
+    /// The name used in JSON (`health`, `statistics`…).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClaimType::Statistics => "statistics",
+            ClaimType::Money => "money",
+            ClaimType::Health => "health",
+            ClaimType::Law => "law",
+            ClaimType::Code => "code",
+            ClaimType::General => "general",
+        }
+    }
+}
+
+impl fmt::Display for ClaimType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// A source's credibility and what it is made of.

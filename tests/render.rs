@@ -79,6 +79,7 @@ impl Builder {
             claim_type: None,
             relevance: None,
             support: Vec::new(),
+            classification: None,
         });
         self
     }
@@ -93,6 +94,7 @@ impl Builder {
             claim_type: None,
             relevance: None,
             support: Vec::new(),
+            classification: None,
         });
         self
     }

@@ -142,6 +142,7 @@ fn claim() -> impl Strategy<Value = Claim> {
         },
         claim_type: None,
         relevance: None,
+        classification: None,
         // A cited claim's page, judged: unsupported ones are quoted with the page's
         // (untrusted) title in their own section.
         support: if cited {

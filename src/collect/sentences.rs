@@ -64,6 +64,7 @@ pub(super) fn claims_of(
                 claim_type: None,
                 relevance: None,
                 support: Vec::new(),
+                classification: None,
             });
         }
     }

@@ -2,18 +2,206 @@
 //! drug dose wants a medical or official source; a claim about an API wants its
 //! documentation or code; a revenue figure wants the company's own records. The
 //! [`ClaimClassifier`] trait is the seam: [`RuleClassifier`] reads keywords and
-//! patterns now, an embedding classifier can take its place later. [`relevance`] says
-//! how well a source fits a claim's type.
+//! patterns; the language-model classifier (`crate::llm::classifier`) gives the same
+//! [`Classification`] for a whole answer at once. [`relevance`] says how well a source
+//! fits a claim's type, and [`available_sources`] names the kinds of source an answer
+//! draws on, as a classifier is told about them.
 
 pub use crate::model::ClaimType;
-use crate::model::SourceKind;
-use crate::score::domain::Tier;
+use crate::model::{ClassificationMethod, Report, SourceKind, SourceRecommendation};
+use crate::score::confidence::ReliabilityRegistry;
+use crate::score::domain::{DomainTiers, Tier};
 
-/// Decides a claim's type. Implementations must be cheap: every claim of every answer
-/// goes through one.
+/// Decides a claim's type and which of the answer's sources suit it. Implementations
+/// must be cheap: every claim of every answer goes through one.
 pub trait ClaimClassifier: Send + Sync {
     /// The type of `claim` (a sentence of the answer).
-    fn classify(&self, claim: &str) -> ClaimType;
+    fn claim_type(&self, claim: &str) -> ClaimType;
+
+    /// The claim's type, the `sources` that suit it best (each with a relevance and a
+    /// reason), and the method that decided.
+    fn classify(&self, claim: &str, sources: &[AvailableSource]) -> Classification;
+}
+
+/// A classifier's decision about one claim, as the source-selection spec shapes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Classification {
+    /// The claim's type.
+    pub claim_type: ClaimType,
+    /// The available sources that suit it, best first.
+    pub recommendations: Vec<SourceRecommendation>,
+    /// Who decided.
+    pub method: ClassificationMethod,
+}
+
+/// A kind of source an answer draws on: a Confluence space, Slack, files, web pages of
+/// one domain tier, or one agent's results. The name, description and reliability are
+/// what a classifier is told; the kind and tier are what the rules read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AvailableSource {
+    /// `confluence`, `slack`, `file`, `web:high`, `web:reputable`, `web:unknown`,
+    /// `web:user-generated`, `web:low` or `agent:NAME`.
+    pub name: String,
+    /// What it is, in a few words.
+    pub description: String,
+    /// How far it is trusted, 0–1 (the registry's reliability of the kind or agent,
+    /// the tier's score for web pages).
+    pub reliability: f64,
+    /// Its kind.
+    pub kind: SourceKind,
+    /// For web pages, the domain tier; `None` for other kinds and agents.
+    pub tier: Option<Tier>,
+    /// Whether it is an agent's results (`agent:NAME`).
+    pub agent: bool,
+}
+
+/// The name of the available source a report's source belongs to (see
+/// [`AvailableSource::name`]); agents' sources count under their agent.
+pub fn available_source_name(kind: SourceKind, tier: Tier, agents: &[String]) -> String {
+    if let Some(agent) = agents.first() {
+        return format!("agent:{agent}");
+    }
+    match kind {
+        SourceKind::Web => format!("web:{}", web_tier_name(tier)),
+        other => other.to_string(),
+    }
+}
+
+/// The tier as an available source's name says it (neutral and unknown are one).
+fn web_tier_name(tier: Tier) -> &'static str {
+    match tier {
+        Tier::High => "high",
+        Tier::Reputable => "reputable",
+        Tier::Neutral | Tier::Unknown => "unknown",
+        Tier::UserGenerated => "user-generated",
+        Tier::Low => "low",
+    }
+}
+
+/// The kinds of source `report` draws on, in a stable order (internal kinds, web tiers
+/// from high to low, then agents by name), each once.
+pub fn available_sources(
+    report: &Report,
+    tiers: &DomainTiers,
+    registry: &ReliabilityRegistry,
+) -> Vec<AvailableSource> {
+    let mut found: Vec<AvailableSource> = Vec::new();
+    for source in report.sources() {
+        let tier = source
+            .link()
+            .and_then(|u| url::Url::parse(u).ok())
+            .and_then(|u| u.host_str().map(|h| tiers.tier(h)))
+            .unwrap_or(Tier::Unknown);
+        let name = available_source_name(source.kind, tier, &source.agents);
+        if found.iter().any(|f| f.name == name) {
+            continue;
+        }
+        let available = match source.agents.first() {
+            Some(agent) => AvailableSource {
+                description: format!("results of the agent {agent}"),
+                reliability: registry.agents(std::slice::from_ref(agent)).unwrap_or(0.5),
+                kind: source.kind,
+                tier: None,
+                agent: true,
+                name,
+            },
+            None if source.kind == SourceKind::Web => AvailableSource {
+                description: web_description(tier).to_string(),
+                reliability: tier.score(),
+                kind: SourceKind::Web,
+                tier: Some(tier),
+                agent: false,
+                name,
+            },
+            None => AvailableSource {
+                description: match source.kind {
+                    SourceKind::Confluence => "the organisation's Confluence pages",
+                    SourceKind::Slack => "messages in the organisation's Slack",
+                    _ => "the organisation's files",
+                }
+                .to_string(),
+                reliability: registry.kind(source.kind),
+                kind: source.kind,
+                tier: None,
+                agent: false,
+                name,
+            },
+        };
+        found.push(available);
+    }
+    found.sort_by_key(|a| (a.agent, a.kind == SourceKind::Web, tier_rank(a.tier)));
+    found
+}
+
+fn tier_rank(tier: Option<Tier>) -> usize {
+    tier.map_or(0, |t| Tier::ALL.iter().position(|x| *x == t).unwrap_or(0))
+}
+
+fn web_description(tier: Tier) -> &'static str {
+    match tier {
+        Tier::High => "web pages of governments, universities, scholarly publishers, standards bodies and official documentation",
+        Tier::Reputable => "web pages of established news organisations and well-sourced reference works",
+        Tier::Neutral | Tier::Unknown => "web pages of sites with no known reputation",
+        Tier::UserGenerated => "web pages of forums, Q&A sites, blogs and social media",
+        Tier::Low => "web pages of content farms and sites known to fabricate",
+    }
+}
+
+/// What each type of claim wants, for the rules' reasons.
+fn wanted(claim_type: ClaimType) -> &'static str {
+    match claim_type {
+        ClaimType::Health => "official and scholarly sources",
+        ClaimType::Law => "statutes, regulators and the organisation's own policies",
+        ClaimType::Statistics => "statistics offices and journals, then the press",
+        ClaimType::Money => "filings, the financial press and the organisation's own records",
+        ClaimType::Code => "documentation and code hosts",
+        ClaimType::General => "any source",
+    }
+}
+
+/// The rules' recommendations for a claim of `claim_type`: every available source with
+/// its [`relevance`], best first, and the rule's reason; none for a general claim (any
+/// source suits it). Agents' results get 0.5: the rules do not know what an agent
+/// searches.
+pub fn rule_recommendations(
+    claim_type: ClaimType,
+    sources: &[AvailableSource],
+) -> Vec<SourceRecommendation> {
+    if claim_type == ClaimType::General {
+        return Vec::new();
+    }
+    let mut recommendations: Vec<SourceRecommendation> = sources
+        .iter()
+        .map(|source| {
+            let (relevance, reason) = if source.agent {
+                (
+                    0.5,
+                    format!("{claim_type} claims want {}; the rules do not know what this agent searches", wanted(claim_type)),
+                )
+            } else {
+                let tier = source.tier.unwrap_or(Tier::Unknown);
+                let relevance = relevance(claim_type, source.kind, tier);
+                let fit = if relevance >= 0.8 {
+                    "suit"
+                } else if relevance >= 0.5 {
+                    "partly suit"
+                } else {
+                    "do not suit"
+                };
+                (
+                    relevance,
+                    format!("{claim_type} claims want {}; {} {fit} them", wanted(claim_type), source.description),
+                )
+            };
+            SourceRecommendation {
+                source: source.name.clone(),
+                relevance,
+                reason,
+            }
+        })
+        .collect();
+    recommendations.sort_by(|a, b| b.relevance.total_cmp(&a.relevance));
+    recommendations
 }
 
 /// Keywords and patterns, checked in order of how much a wrong source costs: health,
@@ -201,7 +389,16 @@ fn matcher() -> Option<&'static Matcher> {
 }
 
 impl ClaimClassifier for RuleClassifier {
-    fn classify(&self, claim: &str) -> ClaimType {
+    fn classify(&self, claim: &str, sources: &[AvailableSource]) -> Classification {
+        let claim_type = self.claim_type(claim);
+        Classification {
+            claim_type,
+            recommendations: rule_recommendations(claim_type, sources),
+            method: ClassificationMethod::Rules,
+        }
+    }
+
+    fn claim_type(&self, claim: &str) -> ClaimType {
         let matcher = match matcher() {
             Some(matcher) if !folds_into_ascii(claim) => matcher,
             _ => return classify_slowly(&format!(" {} ", claim.to_lowercase())),
@@ -351,7 +548,7 @@ mod tests {
             ("The median wait fell last quarter.", ClaimType::Statistics),
             ("Paris is the capital of France.", ClaimType::General),
         ] {
-            assert_eq!(rules.classify(claim), expected, "{claim}");
+            assert_eq!(rules.claim_type(claim), expected, "{claim}");
         }
     }
 
@@ -360,10 +557,10 @@ mod tests {
         let rules = RuleClassifier;
         // "rapid" contains "api", "lawn" contains "law": neither counts.
         assert_eq!(
-            rules.classify("The rapid growth of the lawn."),
+            rules.claim_type("The rapid growth of the lawn."),
             ClaimType::Statistics
         );
-        assert_eq!(rules.classify("A rapid fox."), ClaimType::General);
+        assert_eq!(rules.claim_type("A rapid fox."), ClaimType::General);
     }
 
     #[test]
@@ -424,7 +621,7 @@ mod tests {
         ) {
             let claim = pieces.concat();
             let text = format!(" {} ", claim.to_lowercase());
-            proptest::prop_assert_eq!(RuleClassifier.classify(&claim), classify_slowly(&text), "{:?}", claim);
+            proptest::prop_assert_eq!(RuleClassifier.claim_type(&claim), classify_slowly(&text), "{:?}", claim);
         }
     }
 }

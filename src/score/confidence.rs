@@ -431,6 +431,7 @@ mod tests {
             signals: Vec::new(),
             claim_type: None,
             relevance: None,
+            classification: None,
             support: verdicts
                 .iter()
                 .map(|v| ClaimSupport {

@@ -13,7 +13,7 @@ pub mod ratings;
 pub mod search;
 pub mod source_type;
 
-use crate::model::{InputShape, Report, SourceKind};
+use crate::model::{ClaimClassification, ClassificationMethod, InputShape, Report, SourceKind};
 use classify::{ClaimClassifier, RuleClassifier};
 use confidence::{answer_confidence, source_credibility, ReliabilityRegistry, ScoringWeights};
 use credibility::{CredibilityWeights, SourceFeatures};
@@ -131,6 +131,67 @@ impl Scorer {
             .unwrap_or(domain::Tier::Unknown)
     }
 
+    /// Classifies every claim the model has not (the rules), and sets how well the
+    /// sources each cites suit it: the model's relevance for the kind of source when
+    /// it gave one, else the rules' [`classify::relevance`]. Recommendations are kept
+    /// for the claims that cite a source or want one; the rest only count.
+    pub fn classify_claims(&self, report: &mut Report, available: &[classify::AvailableSource]) {
+        let fit: std::collections::HashMap<usize, (SourceKind, domain::Tier, String)> = report
+            .sources()
+            .map(|s| {
+                let tier = self.tier_of(s.link());
+                let name = classify::available_source_name(s.kind, tier, &s.agents);
+                (s.id, (s.kind, tier, name))
+            })
+            .collect();
+        for claim in &mut report.claims {
+            let by_model = claim
+                .classification
+                .as_ref()
+                .is_some_and(|c| c.method != ClassificationMethod::Rules);
+            let claim_type = match claim.claim_type.filter(|_| by_model) {
+                Some(claim_type) => claim_type,
+                None => {
+                    let wants_source = !claim.cites.is_empty() || !claim.signals.is_empty();
+                    let classification = if wants_source {
+                        self.classifier.classify(&claim.text, available)
+                    } else {
+                        classify::Classification {
+                            claim_type: self.classifier.claim_type(&claim.text),
+                            recommendations: Vec::new(),
+                            method: ClassificationMethod::Rules,
+                        }
+                    };
+                    claim.classification = Some(ClaimClassification {
+                        method: classification.method,
+                        recommendations: classification.recommendations,
+                    });
+                    classification.claim_type
+                }
+            };
+            claim.claim_type = Some(claim_type);
+            let recommended = |name: &str| {
+                claim
+                    .classification
+                    .as_ref()
+                    .filter(|_| by_model)
+                    .and_then(|c| c.recommendations.iter().find(|r| r.source == name))
+                    .map(|r| r.relevance)
+            };
+            let fits: Vec<f64> = claim
+                .cites
+                .iter()
+                .filter_map(|id| fit.get(id))
+                .map(|(kind, tier, name)| {
+                    recommended(name)
+                        .unwrap_or_else(|| classify::relevance(claim_type, *kind, *tier))
+                })
+                .collect();
+            claim.relevance =
+                (!fits.is_empty()).then(|| fits.iter().sum::<f64>() / fits.len() as f64);
+        }
+    }
+
     /// Scores `report` in place: each source's credibility (after verification, when it
     /// ran), each claim's type, and the answer's confidence.
     pub fn score_report(&self, report: &mut Report) {
@@ -176,23 +237,8 @@ impl Scorer {
                 source.credibility = Some(credibility);
             }
         }
-        let fit: std::collections::HashMap<usize, (crate::model::SourceKind, domain::Tier)> =
-            report
-                .sources()
-                .map(|s| (s.id, (s.kind, self.tier_of(s.link()))))
-                .collect();
-        for claim in &mut report.claims {
-            let claim_type = self.classifier.classify(&claim.text);
-            claim.claim_type = Some(claim_type);
-            let fits: Vec<f64> = claim
-                .cites
-                .iter()
-                .filter_map(|id| fit.get(id))
-                .map(|(kind, tier)| classify::relevance(claim_type, *kind, *tier))
-                .collect();
-            claim.relevance =
-                (!fits.is_empty()).then(|| fits.iter().sum::<f64>() / fits.len() as f64);
-        }
+        let available = classify::available_sources(report, &self.tiers, &self.registry);
+        self.classify_claims(report, &available);
         let scored: Vec<(&crate::model::Source, f64)> = report
             .sources()
             .map(|s| (s, s.credibility.as_ref().map_or(0.0, |c| c.value)))
