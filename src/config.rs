@@ -35,6 +35,8 @@ pub struct Config {
     pub support: crate::support::check::SupportSettings,
     /// The language model, when one is configured (`SOURCEBOT_LLM_URL`).
     pub llm: Option<crate::llm::LlmSettings>,
+    /// Whether the language model classifies claims (`SOURCEBOT_CLASSIFIER=llm`).
+    pub classify_with_model: bool,
     /// Products whose APIs check internal links (Confluence, Google Drive…).
     pub products: crate::products::ProductSettings,
 }
@@ -49,6 +51,7 @@ impl Default for Config {
             score: ScoreSettings::default(),
             support: crate::support::check::SupportSettings::default(),
             llm: None,
+            classify_with_model: false,
             products: crate::products::ProductSettings::default(),
         }
     }
@@ -96,6 +99,9 @@ pub const SUPPORT_TIMEOUT: &str = "SOURCEBOT_SUPPORT_TIMEOUT";
 /// `SOURCEBOT_SUPPORT_JUDGE`: `llm` (the default) lets the language model judge
 /// support when `SOURCEBOT_LLM_URL` is set; `builtin` keeps the built-in scorer.
 pub const SUPPORT_JUDGE: &str = "SOURCEBOT_SUPPORT_JUDGE";
+/// `SOURCEBOT_CLASSIFIER`: `rules` (the default) classifies claims by keywords; `llm`
+/// asks the language model (`SOURCEBOT_LLM_URL`), the rules taking over on any failure.
+pub const CLASSIFIER: &str = "SOURCEBOT_CLASSIFIER";
 /// The largest page read accepted for `SOURCEBOT_FETCH_MAX_BYTES`: 64 MiB.
 pub const MAX_FETCH_MAX_BYTES: usize = 64 << 20;
 
@@ -167,6 +173,30 @@ impl Config {
         }
         config.llm = crate::llm::LlmSettings::from_lookup(&get)?;
         config.products = crate::products::ProductSettings::from_lookup(&get)?;
+        if let Some((name, value)) = get(CLASSIFIER) {
+            config.classify_with_model = match value.trim().to_ascii_lowercase().as_str() {
+                "llm" if config.llm.is_some() => true,
+                "llm" => {
+                    return Err(ConfigError {
+                        name,
+                        value,
+                        expected: format!(
+                            "llm needs a language model: set {} and {}",
+                            crate::llm::LLM_URL,
+                            crate::llm::LLM_MODEL
+                        ),
+                    })
+                }
+                "rules" => false,
+                _ => {
+                    return Err(ConfigError {
+                        name,
+                        value,
+                        expected: "expected rules or llm".to_string(),
+                    })
+                }
+            };
+        }
         if let Some((name, value)) = get(SUPPORT_JUDGE) {
             config.support.use_model = match value.trim().to_ascii_lowercase().as_str() {
                 "llm" if config.llm.is_some() => true,

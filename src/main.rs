@@ -292,7 +292,7 @@ fn check(args: CheckArgs, mut config: Config) -> anyhow::Result<()> {
     let mut answer =
         parse_answer(&bytes, hint, config.max_input_bytes).map_err(|e| input_error(&name, e))?;
     answer.origin = origin;
-    let report = if args.links.no_verify {
+    let mut report = if args.links.no_verify {
         sourcebot::check_with(
             &answer,
             &config.collect,
@@ -301,6 +301,14 @@ fn check(args: CheckArgs, mut config: Config) -> anyhow::Result<()> {
     } else {
         check_and_verify(&answer, &config)?
     };
+    if config.classify_with_model {
+        let scorer = Scorer::from_settings(&config.score);
+        runtime()?.block_on(sourcebot::pipeline::classify_claims_with_model(
+            &config,
+            &scorer,
+            &mut report,
+        ));
+    }
     let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let output = match format {
         Format::Text | Format::SlackMessage => render::text(&report, &config.render),

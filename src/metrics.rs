@@ -112,6 +112,16 @@ pub struct SupportJudgementLabels {
     pub judge: String,
 }
 
+/// Labels of an answer's claims classified.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ClassificationLabels {
+    /// `llm` or `rules`.
+    pub method: String,
+    /// Why the rules classified an answer the model was asked about (`timeout`,
+    /// `malformed`, `over_daily_budget`…); `none` when nothing failed.
+    pub fallback: String,
+}
+
 /// The metrics of one process.
 pub struct Metrics {
     registry: Registry,
@@ -128,6 +138,7 @@ pub struct Metrics {
     llm_seconds: Family<PurposeLabels, Histogram>,
     support_pages: Family<SupportPageLabels, Counter>,
     support_judgements: Family<SupportJudgementLabels, Counter>,
+    classifications: Family<ClassificationLabels, Counter>,
     product_calls: Family<ProductCallLabels, Counter>,
 }
 
@@ -231,6 +242,12 @@ impl Metrics {
             "Claims judged against a cited source, by verdict and judge (builtin, llm)",
             support_judgements.clone(),
         );
+        let classifications = Family::<ClassificationLabels, Counter>::default();
+        registry.register(
+            "claim_classifications",
+            "Answers whose claims were classified, by method (llm, rules) and, when the model was asked but the rules took over, why",
+            classifications.clone(),
+        );
         let product_calls = Family::<ProductCallLabels, Counter>::default();
         registry.register(
             "product_api_calls",
@@ -244,6 +261,7 @@ impl Metrics {
             llm_seconds,
             support_pages,
             support_judgements,
+            classifications,
             registry,
             requests,
             links,
@@ -377,6 +395,17 @@ impl Metrics {
             .get_or_create(&SupportJudgementLabels {
                 verdict: verdict.to_string(),
                 judge: judge.to_string(),
+            })
+            .inc();
+    }
+
+    /// Counts an answer classified by `method`; `fallback` says why the rules took over
+    /// from the model (`none` when they did not).
+    pub fn classification(&self, method: &str, fallback: &str) {
+        self.classifications
+            .get_or_create(&ClassificationLabels {
+                method: method.to_string(),
+                fallback: fallback.to_string(),
             })
             .inc();
     }

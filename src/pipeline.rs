@@ -7,6 +7,7 @@
 
 use crate::collect::input::{parse_answer, FormatHint, InputError};
 use crate::config::Config;
+use crate::llm::classifier::LlmClassifier;
 use crate::metrics::Metrics;
 use crate::model::{Answer, Report};
 use crate::render::{self, blocks::BlockMessage};
@@ -25,6 +26,8 @@ pub struct Pipeline {
     scorer: Scorer,
     /// Judges whether cited pages support their claims (`None` when turned off).
     support: Option<SupportJudges>,
+    /// The language-model claim classifier (`None` unless `SOURCEBOT_CLASSIFIER=llm`).
+    classifier: Option<LlmClassifier>,
 }
 
 /// Builds a [`Pipeline`]. Links are probed unless [`PipelineBuilder::verify`] is given
@@ -120,14 +123,68 @@ impl PipelineBuilder {
         let scorer = self
             .scorer
             .unwrap_or_else(|| Scorer::from_settings(&config.score));
-        let support = support_judges(&config, self.shared, self.metrics);
+        // One state for every model client, so that a daily token budget counts them
+        // all, in this process or across replicas.
+        let model_state: Arc<dyn crate::state::BotState> = self
+            .shared
+            .unwrap_or_else(|| Arc::new(crate::state::MemoryState::new()));
+        let support = support_judges(&config, Some(model_state.clone()), self.metrics.clone());
+        let classifier = claim_classifier(&config, model_state, self.metrics);
         Ok(Pipeline {
             config,
             verifier,
             scorer,
             support,
+            classifier,
         })
     }
+}
+
+/// The language-model claim classifier for `config`: `None` unless
+/// `SOURCEBOT_CLASSIFIER=llm` (which needs a model) and its client can be set up.
+pub fn claim_classifier(
+    config: &Config,
+    state: Arc<dyn crate::state::BotState>,
+    metrics: Option<Arc<Metrics>>,
+) -> Option<LlmClassifier> {
+    let settings = config.llm.as_ref().filter(|_| config.classify_with_model)?;
+    match crate::llm::LlmClient::new(settings.clone(), Some(state), metrics.clone()) {
+        Ok(client) => Some(LlmClassifier::new(Arc::new(client), metrics)),
+        Err(error) => {
+            tracing::warn!(%error, "the language model is off; the rules classify claims");
+            None
+        }
+    }
+}
+
+/// For callers without a [`Pipeline`] (the command line): classifies `report`'s claims
+/// with the language model when `SOURCEBOT_CLASSIFIER=llm`, then scores it again so
+/// that relevance follows the model. Nothing happens otherwise.
+pub async fn classify_claims_with_model(config: &Config, scorer: &Scorer, report: &mut Report) {
+    let state: Arc<dyn crate::state::BotState> = Arc::new(crate::state::MemoryState::new());
+    if let Some(classifier) = claim_classifier(config, state, None) {
+        classify_report_with(&classifier, config, scorer, report).await;
+        scorer.score_report(report);
+    }
+}
+
+/// One answer's classification by `classifier`, which may take two model timeouts
+/// at most.
+async fn classify_report_with(
+    classifier: &LlmClassifier,
+    config: &Config,
+    scorer: &Scorer,
+    report: &mut Report,
+) {
+    let timeout = config
+        .llm
+        .as_ref()
+        .map_or(crate::llm::DEFAULT_TIMEOUT, |s| s.timeout);
+    let available =
+        crate::score::classify::available_sources(report, &scorer.tiers, &scorer.registry);
+    classifier
+        .classify_report(report, &available, std::time::Instant::now() + 2 * timeout)
+        .await;
 }
 
 /// The support check's judges for `config`: `None` when the check is off (or its model
@@ -264,7 +321,16 @@ impl Pipeline {
         if let Some(verifier) = self.verifier.as_ref().filter(|_| verify) {
             verifier.verify_report(report, progress).await;
         }
+        self.classify_with_model(report).await;
         self.scorer.score_report(report);
+    }
+
+    /// Asks the language model to classify the report's claims, when it is the
+    /// classifier; the scorer's rules classify whatever it does not.
+    async fn classify_with_model(&self, report: &mut Report) {
+        if let Some(classifier) = &self.classifier {
+            classify_report_with(classifier, &self.config, &self.scorer, report).await;
+        }
     }
 
     /// [`Pipeline::check`] with `internal` checking the internal links instead of the

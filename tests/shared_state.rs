@@ -113,6 +113,14 @@ async fn contract(state: &dyn BotState) {
     );
     state.unlock_answer(&answer("8.1"), "h1").await;
     assert!(state.lock_answer(&answer("8.1"), "h2", ttl).await);
+
+    // Model tokens add up per day, and days stay apart.
+    assert_eq!(state.model_tokens("2026-11-25").await, 0);
+    assert_eq!(state.add_model_tokens("2026-11-25", 120).await, 120);
+    assert_eq!(state.add_model_tokens("2026-11-25", 30).await, 150);
+    assert_eq!(state.add_model_tokens("2026-11-26", 5).await, 5);
+    assert_eq!(state.model_tokens("2026-11-25").await, 150);
+    assert_eq!(state.model_tokens("2026-11-26").await, 5);
     assert!(
         state
             .lock_answer(&answer("8.3"), "h1", Duration::from_millis(50))
@@ -242,13 +250,18 @@ async fn every_key_carries_its_ttl() {
     state.first_delivery("EvTtl").await;
     state.keep_share("kttl", json!({"text": "x"})).await;
     state.remember_reply(&answer("7.1"), reply("7.2")).await;
+    state.add_model_tokens("2026-11-25", 10).await;
     let mut redis = server.connection().await;
     let keys: Vec<String> = redis.keys("test:*").await.expect("KEYS");
-    assert_eq!(keys.len(), 3, "{keys:?}");
+    assert_eq!(keys.len(), 4, "{keys:?}");
     for (key, ttl) in [
         ("test:delivery:EvTtl", DEDUPE_TTL),
         ("test:share:kttl", SHARE_TTL),
         ("test:reply:C1:7.1", REPLY_TTL),
+        (
+            "test:llm-tokens:2026-11-25",
+            Duration::from_secs(2 * 24 * 3600),
+        ),
     ] {
         let left: i64 = redis.pttl(key).await.expect("PTTL");
         let ttl_ms = ttl.as_millis() as i64;

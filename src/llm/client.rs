@@ -29,6 +29,12 @@ const CACHE_MAX_ENTRIES: usize = 10_000;
 /// The largest reply kept in the cache.
 const CACHE_MAX_REPLY_BYTES: usize = 16 << 10;
 
+/// Today's date in UTC, `YYYY-MM-DD`: the day a token budget counts.
+fn today() -> String {
+    let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    now.get(..10).unwrap_or("1970-01-01").to_string()
+}
+
 /// One question for the model.
 #[derive(Debug, Clone)]
 pub struct JsonRequest<'a> {
@@ -163,6 +169,12 @@ impl LlmClient {
         if !waiting.is_zero() {
             return Err(self.failed(request.purpose, LlmError::HeldBack(waiting), None));
         }
+        let day = today();
+        if let Some(limit) = self.settings.daily_tokens {
+            if self.state.model_tokens(&day).await >= limit {
+                return Err(self.failed(request.purpose, LlmError::OverDailyBudget(limit), None));
+            }
+        }
         if !budget.take() {
             return Err(self.failed(request.purpose, LlmError::OverBudget, None));
         }
@@ -181,6 +193,12 @@ impl LlmClient {
             Err(error) => return Err(self.failed(request.purpose, error, seconds)),
         };
         self.count_tokens(request.purpose, usage);
+        self.state
+            .add_model_tokens(
+                &day,
+                usage.prompt_tokens.saturating_add(usage.completion_tokens),
+            )
+            .await;
         let parsed = serde_json::from_str::<Value>(strip_fence(&content))
             .map_err(|e| LlmError::Malformed(format!("the content is not JSON: {e}")))
             .and_then(|value| {

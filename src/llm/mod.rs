@@ -11,6 +11,7 @@
 //! never printed or logged. The endpoint is the operator's, not an answer's, so it is
 //! not behind the verifier's guard: a model on `localhost` is fine.
 
+pub mod classifier;
 mod client;
 
 pub use client::{Answered, CallBudget, JsonRequest, LlmClient, Usage};
@@ -33,6 +34,10 @@ pub const LLM_TIMEOUT: &str = "SOURCEBOT_LLM_TIMEOUT";
 pub const LLM_CALLS_PER_ANSWER: &str = "SOURCEBOT_LLM_CALLS_PER_ANSWER";
 /// `SOURCEBOT_LLM_CACHE_TTL`: how long a valid reply is reused for the same question.
 pub const LLM_CACHE_TTL: &str = "SOURCEBOT_LLM_CACHE_TTL";
+/// `SOURCEBOT_LLM_DAILY_TOKENS`: tokens (request and reply, as the endpoint reports
+/// them) all replicas may spend in one UTC day; past it the built-in rules take over
+/// until the next day. Unset: no daily limit.
+pub const LLM_DAILY_TOKENS: &str = "SOURCEBOT_LLM_DAILY_TOKENS";
 
 /// How to reach the model.
 #[derive(Clone, PartialEq, Eq)]
@@ -49,6 +54,8 @@ pub struct LlmSettings {
     pub calls_per_answer: usize,
     /// How long a valid reply is reused for the same question.
     pub cache_ttl: Duration,
+    /// Tokens all replicas may spend in one UTC day; `None`: no limit.
+    pub daily_tokens: Option<u64>,
 }
 
 /// Secrets are never printed.
@@ -61,6 +68,7 @@ impl std::fmt::Debug for LlmSettings {
             .field("timeout", &self.timeout)
             .field("calls_per_answer", &self.calls_per_answer)
             .field("cache_ttl", &self.cache_ttl)
+            .field("daily_tokens", &self.daily_tokens)
             .finish()
     }
 }
@@ -83,6 +91,7 @@ impl LlmSettings {
             timeout: DEFAULT_TIMEOUT,
             calls_per_answer: DEFAULT_CALLS_PER_ANSWER,
             cache_ttl: DEFAULT_CACHE_TTL,
+            daily_tokens: None,
         })
     }
 
@@ -119,6 +128,9 @@ impl LlmSettings {
         }
         if let Some((name, value)) = get(LLM_CALLS_PER_ANSWER) {
             settings.calls_per_answer = positive(name, &value, 1_000)?;
+        }
+        if let Some((name, value)) = get(LLM_DAILY_TOKENS) {
+            settings.daily_tokens = Some(positive(name, &value, 1_000_000_000_000)? as u64);
         }
         if let Some((name, value)) = get(LLM_CACHE_TTL) {
             settings.cache_ttl = duration(
@@ -188,6 +200,9 @@ pub enum LlmError {
     /// The caller's budget of calls is spent.
     #[error("the budget of model calls for this answer is spent")]
     OverBudget,
+    /// Today's token budget (`SOURCEBOT_LLM_DAILY_TOKENS`) is spent, until midnight UTC.
+    #[error("the day's budget of {0} model tokens is spent")]
+    OverDailyBudget(u64),
     /// No reply within the timeout (or the caller's deadline).
     #[error("the model did not answer within {} ms", .0.as_millis())]
     Timeout(Duration),
@@ -219,6 +234,7 @@ impl LlmError {
         match self {
             LlmError::HeldBack(_) => "held_back",
             LlmError::OverBudget => "over_budget",
+            LlmError::OverDailyBudget(_) => "over_daily_budget",
             LlmError::Timeout(_) => "timeout",
             LlmError::RateLimited => "rate_limited",
             LlmError::Status { .. } => "http_error",

@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 /// The bot's state in memory. Cloning is not offered: share it behind an `Arc`.
 pub struct MemoryState {
     limits: LocalLimits,
+    tokens: TokenCounts,
     locks: NamedLocks,
     deliveries: TtlSet,
     shares: TtlMap<String, serde_json::Value>,
@@ -29,6 +30,7 @@ impl MemoryState {
     pub fn new() -> MemoryState {
         MemoryState {
             limits: LocalLimits::new(),
+            tokens: TokenCounts::default(),
             locks: NamedLocks::default(),
             deliveries: TtlSet::new(DEDUPE_TTL, DEDUPE_MAX),
             shares: TtlMap::new(SHARE_TTL, SHARE_MAX),
@@ -89,6 +91,14 @@ impl BotState for MemoryState {
         self.limits.held_back(method)
     }
 
+    async fn add_model_tokens(&self, day: &str, tokens: u64) -> u64 {
+        self.tokens.add(day, tokens)
+    }
+
+    async fn model_tokens(&self, day: &str) -> u64 {
+        self.tokens.get(day)
+    }
+
     async fn forget_scope(&self, scope: &str) -> usize {
         let prefix = super::scoped::scope_prefix(scope);
         self.shares.remove_where(|key| key.starts_with(&prefix))
@@ -97,6 +107,46 @@ impl BotState for MemoryState {
                 .remove_where(|answer| answer.channel.starts_with(&prefix))
             + self.locks.remove_where(|name| name.starts_with(&prefix))
             + self.limits.remove_where(|name| name.starts_with(&prefix))
+    }
+}
+
+/// Language-model tokens counted per day (`YYYY-MM-DD`). Only the newest days are
+/// kept: adding to a day drops all but the two latest.
+#[derive(Debug, Default)]
+pub struct TokenCounts {
+    days: std::sync::Mutex<Vec<(String, u64)>>,
+}
+
+impl TokenCounts {
+    /// Adds `tokens` to `day` and returns its total.
+    pub fn add(&self, day: &str, tokens: u64) -> u64 {
+        let mut days = self
+            .days
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let total = match days.iter_mut().find(|(d, _)| d == day) {
+            Some((_, count)) => {
+                *count = count.saturating_add(tokens);
+                *count
+            }
+            None => {
+                days.push((day.to_string(), tokens));
+                tokens
+            }
+        };
+        // ISO dates sort as text: keep the two latest.
+        days.sort_by(|a, b| b.0.cmp(&a.0));
+        days.truncate(2);
+        total
+    }
+
+    /// The total of `day`.
+    pub fn get(&self, day: &str) -> u64 {
+        let days = self
+            .days
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        days.iter().find(|(d, _)| d == day).map_or(0, |(_, n)| *n)
     }
 }
 

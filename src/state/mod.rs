@@ -155,6 +155,14 @@ pub trait BotState: Send + Sync {
     /// Keeps the model's valid `reply` to the question with digest `key` for `ttl`, for
     /// the other replicas (shared stores only).
     async fn share_model_reply(&self, _key: &str, _reply: &str, _ttl: Duration) {}
+
+    /// Adds `tokens` to the language-model tokens counted on `day` (`YYYY-MM-DD`, UTC)
+    /// by every replica, and returns the day's total. A day's count is kept for two
+    /// days.
+    async fn add_model_tokens(&self, day: &str, tokens: u64) -> u64;
+
+    /// The language-model tokens counted on `day` by every replica.
+    async fn model_tokens(&self, day: &str) -> u64;
     /// Claims the idempotency key `key` for a request that asks `asked` (a fingerprint),
     /// for `pending_ttl` while it runs. In memory: always [`IdempotencyClaim::Claimed`],
     /// the API's own table being the only one.

@@ -158,6 +158,8 @@ return 0
 pub struct RedisState {
     connection: ConnectionManager,
     fallback: LocalLimits,
+    /// Tokens counted in this process, the count used while Redis does not answer.
+    tokens: super::memory::TokenCounts,
     namespace: String,
     op_timeout: Duration,
     health: Health,
@@ -183,6 +185,7 @@ impl RedisState {
         Ok(RedisState {
             connection,
             fallback: LocalLimits::new(),
+            tokens: super::memory::TokenCounts::default(),
             namespace: settings.namespace.clone(),
             op_timeout: settings.op_timeout,
             health: Health::new(metrics),
@@ -266,6 +269,9 @@ impl RedisState {
         .await;
     }
 }
+
+/// How long a day's token count is kept: two days.
+const TOKEN_COUNT_TTL_SECONDS: i64 = 2 * 24 * 3600;
 
 #[async_trait]
 impl BotState for RedisState {
@@ -460,6 +466,38 @@ impl BotState for RedisState {
         let key = self.key("llm", key);
         self.put("share a model reply", key, reply.to_string(), ttl)
             .await;
+    }
+
+    async fn add_model_tokens(&self, day: &str, tokens: u64) -> u64 {
+        let local = self.tokens.add(day, tokens);
+        let mut connection = self.connection.clone();
+        let key = self.key("llm-tokens", day);
+        let total = self
+            .call("count model tokens", async move {
+                let (total, _): (u64, bool) = redis::pipe()
+                    .atomic()
+                    .incr(&key, tokens)
+                    .expire(&key, TOKEN_COUNT_TTL_SECONDS)
+                    .query_async(&mut connection)
+                    .await?;
+                Ok(total)
+            })
+            .await;
+        total.unwrap_or(local)
+    }
+
+    async fn model_tokens(&self, day: &str) -> u64 {
+        let mut connection = self.connection.clone();
+        let key = self.key("llm-tokens", day);
+        let total = self
+            .call("read model tokens", async move {
+                connection.get::<_, Option<u64>>(&key).await
+            })
+            .await;
+        match total {
+            Some(total) => total.unwrap_or(0),
+            None => self.tokens.get(day),
+        }
     }
 
     async fn claim_idempotency(

@@ -107,6 +107,15 @@ impl BotState for ScopedState {
         self.inner.share_model_reply(key, reply, ttl).await;
     }
 
+    /// The token budget is the deployment's, not a workspace's.
+    async fn add_model_tokens(&self, day: &str, tokens: u64) -> u64 {
+        self.inner.add_model_tokens(day, tokens).await
+    }
+
+    async fn model_tokens(&self, day: &str) -> u64 {
+        self.inner.model_tokens(day).await
+    }
+
     async fn claim_idempotency(
         &self,
         key: &str,
