@@ -1,7 +1,7 @@
 //! A fake OpenAI-compatible chat-completions endpoint on loopback: `POST
 //! /v1/chat/completions` answers as its [`LlmMode`] says (a canned judgement built from
-//! the request's claims, raw content, an error status, or a reply held back past the
-//! client's timeout) in the shape of OpenAI's documented chat-completion object, and
+//! the request's claims, a canned classification, raw content, an error status, or a
+//! reply held back past the client's timeout) in the shape of OpenAI's documented chat-completion object, and
 //! records every request (headers and JSON body) for the test to inspect.
 
 use axum::body::Bytes;
@@ -19,6 +19,9 @@ use tokio::sync::oneshot;
 /// Picks a verdict for a claim's text.
 pub type VerdictFor = Arc<dyn Fn(&str) -> &'static str + Send + Sync>;
 
+/// Picks a claim type for a claim's text.
+pub type TypeFor = Arc<dyn Fn(&str) -> &'static str + Send + Sync>;
+
 /// How the fake answers.
 #[derive(Clone)]
 pub enum LlmMode {
@@ -31,6 +34,11 @@ pub enum LlmMode {
     Status(u16, Vec<(String, String)>, String),
     /// A valid judgement, after this long.
     Slow(Duration, VerdictFor),
+    /// A valid classification of every claim asked about: the type `TypeFor` picks,
+    /// the first source listed recommended at 0.95 and every other at 0.15.
+    Classify(TypeFor),
+    /// A valid classification, after this long.
+    SlowClassify(Duration, TypeFor),
 }
 
 /// A request the fake received.
@@ -155,6 +163,39 @@ fn judgement(request: &LlmRequest, verdict_for: &VerdictFor) -> Value {
     json!({"judgements": judgements})
 }
 
+/// The canned classification of every claim of `request`.
+fn classification(request: &LlmRequest, type_for: &TypeFor) -> Value {
+    let user = request.user_message();
+    let sources: Vec<String> = user["sources"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|s| s["name"].as_str().map(str::to_string))
+        .collect();
+    let claims: Vec<Value> = user["claims"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|claim| {
+            let claim_type = type_for(claim["text"].as_str().unwrap_or(""));
+            let recommendations: Vec<Value> = sources
+                .iter()
+                .enumerate()
+                .map(|(i, name)| {
+                    let relevance = if i == 0 { 0.95 } else { 0.15 };
+                    json!({"source": name, "relevance": relevance,
+                           "reason": format!("canned: {name} for {claim_type}")})
+                })
+                .collect();
+            json!({"claim": claim["claim"], "claim_type": claim_type,
+                   "recommendations": recommendations})
+        })
+        .collect();
+    json!({"claims": claims})
+}
+
 /// A chat completion holding `content`.
 fn completion(content: &str) -> Response {
     let body = json!({
@@ -209,6 +250,11 @@ async fn answer(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Byt
         LlmMode::Slow(wait, verdict_for) => {
             tokio::time::sleep(wait).await;
             completion(&judgement(&request, &verdict_for).to_string())
+        }
+        LlmMode::Classify(type_for) => completion(&classification(&request, &type_for).to_string()),
+        LlmMode::SlowClassify(wait, type_for) => {
+            tokio::time::sleep(wait).await;
+            completion(&classification(&request, &type_for).to_string())
         }
     }
 }
