@@ -14,9 +14,12 @@
 //! _…and 2 more_
 //! :warning: 2 claims cite nothing:
 //! > “Revenue grew 45% in 2023 while costs fell by half and…”
+//! :mag: 1 claim rests on sources that do not suit it:
+//! > “The usual adult dose is 500 mg twice a day.” — _health claim cited only to a forum; check it against official and scholarly sources_
 //! ```
 
 use super::escape::{clean_text, cut_chars, escape_text, is_http_url, link};
+use super::fit::poor_fits;
 use super::{
     cleaned_warnings, confidence_line, dangling_list, excerpt, kind_sections, low_credibility,
     plural, shown_class, source_count, source_title, support_counts, uncited, uncited_total,
@@ -28,6 +31,9 @@ use crate::model::{Report, Source, SourceKind, VerdictClass};
 pub(crate) const NO_SOURCES: &str = "_No sources were cited._";
 /// Notes (warnings) are cut to this many characters.
 pub(crate) const NOTE_MAX_CHARS: usize = 200;
+/// The advice on a poorly suited claim is cut to this many characters (agents' names
+/// are in it).
+pub(crate) const ADVICE_MAX_CHARS: usize = 200;
 /// The text of a link that cannot be shown as a link is cut to this many characters.
 const RAW_URL_MAX_CHARS: usize = 100;
 
@@ -50,6 +56,9 @@ pub fn mrkdwn(report: &Report, opts: &RenderOptions) -> String {
         lines.extend(part.lines());
     }
     if let Some(part) = unsupported_part(report, opts, opts.uncited_excerpt_chars) {
+        lines.extend(part.lines());
+    }
+    if let Some(part) = poor_fit_part(report, opts, opts.uncited_excerpt_chars) {
         lines.extend(part.lines());
     }
     lines.extend(note_lines(report));
@@ -253,6 +262,45 @@ pub(crate) fn unsupported_part(
         })
         .collect();
     let more = claims.len() - quotes.len();
+    Some(UncitedPart {
+        header,
+        quotes,
+        more,
+    })
+}
+
+/// The claims whose sources do not suit them ([`super::fit`]), as the uncited ones are
+/// shown: a header, each quoted claim with its type, what it cites and what would suit
+/// it (all escaped), and how many more; `None` when there are none.
+pub(crate) fn poor_fit_part(
+    report: &Report,
+    opts: &RenderOptions,
+    excerpt_chars: usize,
+) -> Option<UncitedPart> {
+    let fits = poor_fits(report);
+    if fits.is_empty() {
+        return None;
+    }
+    let header = if fits.len() == 1 {
+        ":mag: 1 claim rests on sources that do not suit it:".to_string()
+    } else {
+        format!(
+            ":mag: {} claims rest on sources that do not suit them:",
+            fits.len()
+        )
+    };
+    let quotes: Vec<String> = fits
+        .iter()
+        .take(opts.max_uncited_shown)
+        .map(|fit| {
+            format!(
+                "> “{}” — _{}_",
+                escape_text(&excerpt(&fit.claim.text, excerpt_chars)),
+                escape_text(&cut_chars(&clean_text(&fit.advice()), ADVICE_MAX_CHARS))
+            )
+        })
+        .collect();
+    let more = fits.len() - quotes.len();
     Some(UncitedPart {
         header,
         quotes,

@@ -12,11 +12,15 @@
 //! Dangling citations: [4], [7]
 //! Claims that cite nothing (2 of 9):
 //!   - Revenue grew 45% in 2023 while costs fell by half and…
+//! Claims whose sources do not suit them (1):
+//!   - The usual adult dose is 500 mg twice a day. — health claim cited only to a forum; check it against official and scholarly sources
 //! Notes:
 //!   - 1 link was longer than 8192 bytes and was skipped
 //! ```
 
 use super::escape::{clean_text, cut_chars};
+use super::fit::poor_fits;
+use super::mrkdwn::ADVICE_MAX_CHARS;
 use super::{
     claims_total, cleaned_warnings, confidence_line, dangling_list, excerpt, kind_sections,
     low_credibility, shown_class, source_count, source_title, support_counts, uncited,
@@ -44,6 +48,7 @@ pub fn text(report: &Report, opts: &RenderOptions) -> String {
     }
     lines.extend(uncited_lines(report, opts));
     lines.extend(unsupported_lines(report, opts));
+    lines.extend(poor_fit_lines(report, opts));
     lines.extend(claim_support_lines(report, opts));
     lines.extend(note_lines(report));
     lines.join("\n")
@@ -176,6 +181,31 @@ fn unsupported_lines(report: &Report, opts: &RenderOptions) -> Vec<String> {
     let shown = claims.len().min(opts.max_uncited_shown);
     if claims.len() > shown {
         lines.push(more_line(claims.len() - shown));
+    }
+    lines
+}
+
+/// `Claims whose sources do not suit them (2):` and the first few, each with its
+/// type, what it cites and what would suit it ([`super::fit`]).
+fn poor_fit_lines(report: &Report, opts: &RenderOptions) -> Vec<String> {
+    let fits = poor_fits(report);
+    if fits.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![format!(
+        "Claims whose sources do not suit them ({}):",
+        fits.len()
+    )];
+    lines.extend(fits.iter().take(opts.max_uncited_shown).map(|fit| {
+        format!(
+            "  - {} — {}",
+            excerpt(&fit.claim.text, opts.uncited_excerpt_chars),
+            cut_chars(&clean_text(&fit.advice()), ADVICE_MAX_CHARS)
+        )
+    }));
+    let shown = fits.len().min(opts.max_uncited_shown);
+    if fits.len() > shown {
+        lines.push(more_line(fits.len() - shown));
     }
     lines
 }

@@ -78,6 +78,28 @@ fn web_tier_name(tier: Tier) -> &'static str {
     }
 }
 
+/// An available source's name (see [`AvailableSource::name`]) as a reader says it:
+/// `web:high` is "official or scholarly web pages", `agent:NAME` is "NAME's results".
+/// A name it does not know is returned as it is. Not escaped: agents' names come from
+/// the agent.
+pub fn available_source_in_words(name: &str) -> String {
+    if let Some(agent) = name.strip_prefix("agent:") {
+        return format!("{agent}'s results");
+    }
+    match name {
+        "confluence" => "Confluence pages",
+        "slack" => "Slack messages",
+        "file" => "files",
+        "web:high" => "official or scholarly web pages",
+        "web:reputable" => "established news or reference sites",
+        "web:unknown" => "web pages of no known reputation",
+        "web:user-generated" => "forums, Q&A sites, blogs or social media",
+        "web:low" => "content farms",
+        other => other,
+    }
+    .to_string()
+}
+
 /// The kinds of source `report` draws on, in a stable order (internal kinds, web tiers
 /// from high to low, then agents by name), each once.
 pub fn available_sources(
@@ -147,8 +169,10 @@ fn web_description(tier: Tier) -> &'static str {
     }
 }
 
-/// What each type of claim wants, for the rules' reasons.
-fn wanted(claim_type: ClaimType) -> &'static str {
+/// What each type of claim wants, in a few words ("official and scholarly sources"):
+/// the rules' reasons say it, and the report says it where a claim's sources suit it
+/// poorly.
+pub fn wanted_sources(claim_type: ClaimType) -> &'static str {
     match claim_type {
         ClaimType::Health => "official and scholarly sources",
         ClaimType::Law => "statutes, regulators and the organisation's own policies",
@@ -176,7 +200,7 @@ pub fn rule_recommendations(
             let (relevance, reason) = if source.agent {
                 (
                     0.5,
-                    format!("{claim_type} claims want {}; the rules do not know what this agent searches", wanted(claim_type)),
+                    format!("{claim_type} claims want {}; the rules do not know what this agent searches", wanted_sources(claim_type)),
                 )
             } else {
                 let tier = source.tier.unwrap_or(Tier::Unknown);
@@ -190,7 +214,7 @@ pub fn rule_recommendations(
                 };
                 (
                     relevance,
-                    format!("{claim_type} claims want {}; {} {fit} them", wanted(claim_type), source.description),
+                    format!("{claim_type} claims want {}; {} {fit} them", wanted_sources(claim_type), source.description),
                 )
             };
             SourceRecommendation {

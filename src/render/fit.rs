@@ -1,0 +1,152 @@
+//! Claims whose sources do not suit them: the one place a report shows a claim's type
+//! and the kind of source that would suit it, because only there does it change what a
+//! reader should do ("a health claim cited only to a forum: check it against official
+//! and scholarly sources"). A claim is shown when it has a type other than general,
+//! cites something, and the sources it cites suit its type poorly (their mean
+//! relevance, as scored, below [`POOR_FIT`]). The renderers share [`poor_fits`] and
+//! [`PoorFit::advice`] and only escape and lay out what they return.
+
+use crate::model::{Claim, ClaimType, Report, Source, SourceKind, SourceType};
+use crate::score::classify::{available_source_in_words, wanted_sources};
+
+/// A claim whose cited sources' relevance is below this is shown (the rules give 0.2–0.3
+/// to forums, blogs and social media for health, law, money and statistics claims, and
+/// 0.5 or more to anything a reader could reasonably check such a claim against).
+pub const POOR_FIT: f64 = 0.4;
+
+/// A recommended kind of source is named as the better choice when the classifier gave
+/// it at least this relevance; otherwise the advice says what the claim's type wants.
+const GOOD_FIT: f64 = 0.7;
+
+/// A claim whose sources suit it poorly, with what it cites and what would suit it.
+/// The strings are plain text (not escaped): each renderer escapes them its own way.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PoorFit<'a> {
+    /// The claim.
+    pub claim: &'a Claim,
+    /// Its type (never general).
+    pub claim_type: ClaimType,
+    /// What it is cited to, in words, each once, in order of citation ("a forum",
+    /// "Slack messages").
+    pub cited: Vec<String>,
+    /// What would suit it better, in words: one of the answer's own kinds of source
+    /// when the classifier recommended one, else what claims of its type want.
+    pub better: String,
+}
+
+impl PoorFit<'_> {
+    /// `health claim cited only to a forum; check it against official and scholarly
+    /// sources`. Plain text.
+    pub fn advice(&self) -> String {
+        format!(
+            "{} claim cited only to {}; check it against {}",
+            self.claim_type,
+            join_words(&self.cited),
+            self.better
+        )
+    }
+}
+
+/// The claims whose sources suit them poorly, in the order of the answer.
+pub(crate) fn poor_fits(report: &Report) -> Vec<PoorFit<'_>> {
+    report
+        .claims
+        .iter()
+        .filter_map(|claim| poor_fit(report, claim))
+        .collect()
+}
+
+/// The claim as a [`PoorFit`] when it is one.
+fn poor_fit<'a>(report: &'a Report, claim: &'a Claim) -> Option<PoorFit<'a>> {
+    let claim_type = claim.claim_type.filter(|t| *t != ClaimType::General)?;
+    let relevance = claim.relevance?;
+    if claim.cites.is_empty() || relevance.is_nan() || relevance >= POOR_FIT {
+        return None;
+    }
+    let mut cited: Vec<String> = Vec::new();
+    for id in &claim.cites {
+        let words = report
+            .sources()
+            .find(|s| s.id == *id)
+            .map_or("a source that is not listed", source_in_words)
+            .to_string();
+        if !cited.contains(&words) {
+            cited.push(words);
+        }
+    }
+    let better = claim
+        .classification
+        .as_ref()
+        .and_then(|c| {
+            c.recommendations
+                .iter()
+                .filter(|r| r.relevance >= GOOD_FIT)
+                .max_by(|a, b| a.relevance.total_cmp(&b.relevance))
+        })
+        .map(|r| format!("the answer's {}", available_source_in_words(&r.source)))
+        .unwrap_or_else(|| wanted_sources(claim_type).to_string());
+    Some(PoorFit {
+        claim,
+        claim_type,
+        cited,
+        better,
+    })
+}
+
+/// A cited source in words: its kind for internal sources, its type of publication
+/// for web pages ("a forum", "a blog"), "a web page" when nothing says which.
+fn source_in_words(source: &Source) -> &'static str {
+    match source.kind {
+        SourceKind::Slack => "Slack messages",
+        SourceKind::Confluence => "Confluence pages",
+        SourceKind::File => "files",
+        SourceKind::Web => match source
+            .credibility
+            .as_ref()
+            .map_or(SourceType::Unknown, |c| c.source_type)
+        {
+            SourceType::Journal => "a journal",
+            SourceType::Government => "a government site",
+            SourceType::Academic => "an academic site",
+            SourceType::Encyclopedia => "an encyclopedia",
+            SourceType::Documentation => "documentation",
+            SourceType::News => "a news site",
+            SourceType::Company => "a company's site",
+            SourceType::Forum => "a forum",
+            SourceType::Blog => "a blog",
+            SourceType::Social => "social media",
+            SourceType::ContentFarm => "a content farm",
+            SourceType::Landing => "a sales page",
+            SourceType::Unknown => "a web page",
+        },
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn join_words(words: &[String]) -> String {
+    match words {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_are_joined_as_people_write_them() {
+        let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(join_words(&words(&[])), "");
+        assert_eq!(join_words(&words(&["a forum"])), "a forum");
+        assert_eq!(
+            join_words(&words(&["a forum", "a blog"])),
+            "a forum and a blog"
+        );
+        assert_eq!(
+            join_words(&words(&["a forum", "a blog", "files"])),
+            "a forum, a blog and files"
+        );
+    }
+}
