@@ -185,6 +185,18 @@ async fn a_good_reply_is_believed_in_one_call_and_cached() {
         0.95
     );
 
+    // Slack shows the model's decision where it matters: the dose claim rests on a
+    // forum, and the model recommends the answer's government pages.
+    let mrkdwn = pipeline.mrkdwn(&report);
+    assert!(
+        mrkdwn.contains(
+            "> “The recommended dose is 500 mg [1].” — _health claim cited only to a forum; \
+             check it against the answer's official or scholarly web pages_"
+        ),
+        "{mrkdwn}"
+    );
+    assert!(!mrkdwn.contains("statistics claim"), "{mrkdwn}");
+
     // Counted: a call, its tokens, an answer classified by the model.
     assert_eq!(
         metric(

@@ -59,7 +59,8 @@ const HEALTH_ON_A_FORUM: &str =
 fn a_health_claim_cited_only_to_a_forum_is_pointed_out_in_every_format() {
     let report = scored(HEALTH_ON_A_FORUM);
     let (mrkdwn, blocks, text) = rendered(&report);
-    let advice = "health claim cited only to a forum; check it against official and scholarly sources";
+    let advice =
+        "health claim cited only to a forum; check it against official and scholarly sources";
     for slack in [&mrkdwn, &blocks] {
         assert!(
             slack.contains(":mag: 1 claim rests on sources that do not suit it:"),

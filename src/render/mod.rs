@@ -12,7 +12,7 @@
 pub mod answer;
 pub mod blocks;
 pub mod escape;
-pub mod fit;
+pub(crate) mod fit;
 pub mod json;
 pub mod mrkdwn;
 pub mod text;
