@@ -216,6 +216,15 @@ async fn a_good_reply_is_believed_in_one_call_and_cached() {
         "sourcebot_claim_classifications_total{method=\"llm\",fallback=\"none\"} 1"
     )
     .is_some());
+    assert_eq!(
+        metric(
+            &metrics,
+            "sourcebot_llm_call_duration_seconds_count{purpose=\"classify\"}"
+        )
+        .as_deref(),
+        Some("sourcebot_llm_call_duration_seconds_count{purpose=\"classify\"} 1"),
+        "the call's latency is in the histogram"
+    );
 
     // The same claims again: from the cache, no call.
     let again = check(&pipeline, ANSWER).await;
