@@ -453,6 +453,24 @@ pub struct Claim {
     /// best (computed by [`crate::score`]; `null` before scoring).
     #[serde(default)]
     pub classification: Option<ClaimClassification>,
+    /// Cited pages older than a claim about the present allows (only for claims that
+    /// are time-sensitive, and only among pages the support check read that give a
+    /// date; computed by [`crate::score`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stale_sources: Vec<StaleSource>,
+}
+
+/// A cited page that is old for the time-sensitive claim citing it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StaleSource {
+    /// The source's id.
+    pub source: usize,
+    /// The page's latest date as it gives it (`YYYY-MM-DD`, `YYYY-MM` or `YYYY`).
+    pub dated: String,
+    /// Whole days from the end of that date to the check.
+    pub age_days: u64,
+    /// The words of the claim that tie it to the present ("currently", "2026").
+    pub because: String,
 }
 
 /// How a claim was classified, and the sources the classifier recommends for it.

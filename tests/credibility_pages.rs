@@ -104,3 +104,104 @@ async fn read_pages_carry_their_signals_into_the_report() {
     assert_eq!(listed["page"]["scholarly"], true);
     assert_eq!(listed["credibility"]["source_type"], "journal");
 }
+
+/// An article dated `published` (and no update date).
+fn dated_article(title: &str, published: &str) -> String {
+    format!(
+        r#"<html><head><title>{title}</title>
+<meta property="article:published_time" content="{published}T09:00:00Z">
+</head><body><article><h1>{title}</h1>
+<p>Deploys are frozen on Fridays and during public holidays, so that nobody is paged at the weekend.</p>
+</article></body></html>"#
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claim_about_the_present_citing_an_old_page_is_pointed_out() {
+    let this_year = sourcebot::score::recency::year_of(std::time::SystemTime::now());
+    let site = HostileServer::start(
+        support::next_ip(16),
+        vec![
+            ("/old", html(&dated_article("Old policy", "2019-03-01"))),
+            (
+                "/new",
+                html(&dated_article("New policy", &format!("{this_year}-01-01"))),
+            ),
+        ],
+    )
+    .await;
+    let text = format!(
+        "The current policy freezes deploys on Fridays and public holidays [1]. \
+         Deploys are currently frozen on Fridays and public holidays [2]. \
+         Deploys were frozen on Fridays and public holidays in 2019 [1].\n\n\
+         [1] {} - Old policy\n[2] {} - New policy\n",
+        site.url("/old"),
+        site.url("/new")
+    );
+    let pipeline = pipeline(&[("SOURCEBOT_VERIFY_ALLOW_PRIVATE", "1".into())]);
+    let mut report = check(&pipeline, &text).await;
+    assert!(
+        report.claims.iter().all(|c| c.stale_sources.is_empty()),
+        "no page read yet, none called old"
+    );
+    pipeline
+        .check_support(&mut report)
+        .await
+        .expect("support checked");
+    let stale: Vec<(&str, Vec<(usize, &str, &str)>)> = report
+        .claims
+        .iter()
+        .map(|c| {
+            (
+                c.text.as_str(),
+                c.stale_sources
+                    .iter()
+                    .map(|s| (s.source, s.dated.as_str(), s.because.as_str()))
+                    .collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        stale,
+        [
+            (
+                "The current policy freezes deploys on Fridays and public holidays [1].",
+                vec![(1, "2019-03-01", "current")]
+            ),
+            (
+                "Deploys are currently frozen on Fridays and public holidays [2].",
+                vec![]
+            ),
+            (
+                "Deploys were frozen on Fridays and public holidays in 2019 [1].",
+                vec![]
+            ),
+        ]
+    );
+    let age = report.claims[0].stale_sources[0].age_days;
+    assert!(age > 365 * 7, "{age} days");
+
+    let mrkdwn = pipeline.mrkdwn(&report);
+    assert!(
+        mrkdwn.contains(":hourglass: 1 claim about the present cites an old page:"),
+        "{mrkdwn}"
+    );
+    let years = age / 365;
+    assert!(
+        mrkdwn.contains(&format!(
+            "> “The current policy freezes deploys on Fridays and public holidays [1].” — \
+             _says “current”; Old policy is dated 2019-03-01 ({years} years old)_"
+        )),
+        "{mrkdwn}"
+    );
+    let text = pipeline.text(&report);
+    assert!(
+        text.contains("Claims about the present citing old pages (1):"),
+        "{text}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&sourcebot::render::json(&report)).expect("json");
+    assert_eq!(json["claims"][0]["stale_sources"][0]["dated"], "2019-03-01");
+    assert_eq!(json["claims"][0]["stale_sources"][0]["because"], "current");
+    assert!(json["claims"][1].get("stale_sources").is_none());
+}

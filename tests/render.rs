@@ -80,6 +80,7 @@ impl Builder {
             relevance: None,
             support: Vec::new(),
             classification: None,
+            stale_sources: Vec::new(),
         });
         self
     }
@@ -95,6 +96,7 @@ impl Builder {
             relevance: None,
             support: Vec::new(),
             classification: None,
+            stale_sources: Vec::new(),
         });
         self
     }

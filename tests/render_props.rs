@@ -10,8 +10,9 @@ use proptest::prelude::*;
 use regex::Regex;
 use serde_json::Value;
 use sourcebot::model::{
-    Claim, ClaimSignal, ClaimSupport, DanglingCitation, FoundBy, InputShape, Metrics, Origin,
-    Report, Source, SourceGroup, SourceKind, Span, SupportVerdict, Verdict, VerdictClass,
+    Claim, ClaimClassification, ClaimSignal, ClaimSupport, ClaimType, ClassificationMethod,
+    DanglingCitation, FoundBy, InputShape, Metrics, Origin, Report, Source, SourceGroup,
+    SourceKind, SourceRecommendation, Span, StaleSource, SupportVerdict, Verdict, VerdictClass,
     Verification,
 };
 use sourcebot::render::{
@@ -131,37 +132,63 @@ fn source() -> impl Strategy<Value = Source> {
 }
 
 fn claim() -> impl Strategy<Value = Claim> {
-    (messy(), any::<bool>(), any::<bool>()).prop_map(|(text, cited, wants)| Claim {
-        span: Span::new(0, text.len()),
-        text,
-        cites: if cited { vec![1] } else { vec![] },
-        signals: if wants {
-            vec![ClaimSignal::Number]
-        } else {
-            vec![]
-        },
-        claim_type: None,
-        relevance: None,
-        classification: None,
-        // A cited claim's page, judged: unsupported ones are quoted with the page's
-        // (untrusted) title in their own section.
-        support: if cited {
-            vec![ClaimSupport {
-                source: 1,
-                score: 0.1,
-                verdict: if wants {
-                    SupportVerdict::NotSupported
+    (
+        (messy(), any::<bool>(), any::<bool>()),
+        (messy(), 0..ClaimType::ALL.len(), 0.0f64..1.0),
+    )
+        .prop_map(
+            |((text, cited, wants), (hostile, type_index, relevance))| Claim {
+                span: Span::new(0, text.len()),
+                text,
+                cites: if cited { vec![1] } else { vec![] },
+                signals: if wants {
+                    vec![ClaimSignal::Number]
                 } else {
-                    SupportVerdict::Supported
+                    vec![]
                 },
-                quote: None,
-                reason: None,
-                judge: Default::default(),
-            }]
-        } else {
-            vec![]
-        },
-    })
+                // Typed, and when cited, suited or not: a poorly suited one is quoted with
+                // the model's recommended (hostile) agent name.
+                claim_type: Some(ClaimType::ALL[type_index]),
+                relevance: cited.then_some(relevance),
+                classification: Some(ClaimClassification {
+                    method: ClassificationMethod::Llm,
+                    recommendations: vec![SourceRecommendation {
+                        source: format!("agent:{hostile}"),
+                        relevance: 0.9,
+                        reason: hostile.clone(),
+                    }],
+                }),
+                // A cited claim's page, judged: unsupported ones are quoted with the page's
+                // (untrusted) title in their own section.
+                support: if cited {
+                    vec![ClaimSupport {
+                        source: 1,
+                        score: 0.1,
+                        verdict: if wants {
+                            SupportVerdict::NotSupported
+                        } else {
+                            SupportVerdict::Supported
+                        },
+                        quote: None,
+                        reason: None,
+                        judge: Default::default(),
+                    }]
+                } else {
+                    vec![]
+                },
+                // An old page behind it, with a hostile date and words.
+                stale_sources: if cited && wants {
+                    vec![StaleSource {
+                        source: 1,
+                        dated: hostile.clone(),
+                        age_days: 3_000,
+                        because: hostile,
+                    }]
+                } else {
+                    vec![]
+                },
+            },
+        )
 }
 
 /// A whole report, its groups in the model's default order.

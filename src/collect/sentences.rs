@@ -65,6 +65,7 @@ pub(super) fn claims_of(
                 relevance: None,
                 support: Vec::new(),
                 classification: None,
+                stale_sources: Vec::new(),
             });
         }
     }

@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use super::escape::{clean_text, cut_chars, escape_text};
 use super::mrkdwn::{
     compact_source_line, dangling_line, header_line, heading_line, more_line, note_lines,
-    poor_fit_part, source_line, uncited_part, unsupported_part, NO_SOURCES,
+    poor_fit_part, source_line, stale_part, uncited_part, unsupported_part, NO_SOURCES,
 };
 use super::{
     dangling_numbers, kind_sections, ordered_sources, plural, source_count, uncited, uncited_total,
@@ -328,8 +328,8 @@ fn pack_lines(lines: &[String], max: usize) -> Vec<String> {
 }
 
 /// What follows the sources, in the order of the mrkdwn message: the dangling
-/// citations as a context block, the uncited, unsupported and poorly sourced claims as
-/// sections (quotes need one), the notes as a context block of at most [`super::MAX_NOTES_SHOWN`] + 1 elements.
+/// citations as a context block, the uncited, unsupported, poorly sourced and
+/// stale-sourced claims as sections (quotes need one), the notes as a context block of at most [`super::MAX_NOTES_SHOWN`] + 1 elements.
 /// Empty when there is nothing to say.
 fn footer_blocks(report: &Report, opts: &RenderOptions) -> Vec<Value> {
     let mut out = Vec::new();
@@ -343,6 +343,9 @@ fn footer_blocks(report: &Report, opts: &RenderOptions) -> Vec<Value> {
         out.push(section(&text));
     }
     if let Some(part) = poor_fit_part(report, opts, block_excerpt_chars(opts)) {
+        out.push(section(&fit_quotes(part)));
+    }
+    if let Some(part) = stale_part(report, opts, block_excerpt_chars(opts)) {
         out.push(section(&fit_quotes(part)));
     }
     let notes = note_lines(report);

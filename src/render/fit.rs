@@ -1,11 +1,15 @@
-//! Claims whose sources do not suit them: the one place a report shows a claim's type
-//! and the kind of source that would suit it, because only there does it change what a
-//! reader should do ("a health claim cited only to a forum: check it against official
-//! and scholarly sources"). A claim is shown when it has a type other than general,
-//! cites something, and the sources it cites suit its type poorly (their mean
-//! relevance, as scored, below [`POOR_FIT`]). The renderers share [`poor_fits`] and
-//! [`PoorFit::advice`] and only escape and lay out what they return.
+//! Claims whose sources do not suit them, in kind or in time. In kind: the one place
+//! a report shows a claim's type and the kind of source that would suit it, because
+//! only there does it change what a reader should do ("a health claim cited only to a
+//! forum: check it against official and scholarly sources"). A claim is shown when it
+//! has a type other than general, cites something, and the sources it cites suit its
+//! type poorly (their mean relevance, as scored, below [`POOR_FIT`]). In time: a claim
+//! about the present ("currently", "the latest") citing a page last dated years ago
+//! ([`crate::score::recency`]). The renderers share [`poor_fits`], [`PoorFit::advice`]
+//! and [`stale_citations`], and only escape and lay out what they return.
 
+use super::escape::{clean_text, cut_chars};
+use super::source_title;
 use crate::model::{Claim, ClaimType, Report, Source, SourceKind, SourceType};
 use crate::score::classify::{available_source_in_words, wanted_sources};
 
@@ -119,6 +123,59 @@ fn source_in_words(source: &Source) -> &'static str {
             SourceType::Landing => "a sales page",
             SourceType::Unknown => "a web page",
         },
+    }
+}
+
+/// A claim about the present that cites old pages, with what to tell the reader:
+/// `says “currently”; NHS page is dated 2019-03-01 (7 years old)`. Plain text (titles
+/// cleaned, not escaped).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct StaleCitation<'a> {
+    /// The claim.
+    pub claim: &'a Claim,
+    /// What to tell the reader.
+    pub advice: String,
+}
+
+/// The claims that cite pages too old for what they say, in the order of the answer.
+pub(crate) fn stale_citations(report: &Report) -> Vec<StaleCitation<'_>> {
+    report
+        .claims
+        .iter()
+        .filter(|claim| !claim.stale_sources.is_empty())
+        .map(|claim| {
+            let pages: Vec<String> = claim
+                .stale_sources
+                .iter()
+                .map(|stale| {
+                    format!(
+                        "{} is dated {} ({})",
+                        cut_chars(&source_title(report, stale.source), 80),
+                        cut_chars(&clean_text(&stale.dated), 20),
+                        years_old(stale.age_days)
+                    )
+                })
+                .collect();
+            let because = claim
+                .stale_sources
+                .first()
+                .map(|s| cut_chars(&clean_text(&s.because), 40))
+                .unwrap_or_default();
+            StaleCitation {
+                claim,
+                advice: format!("says “{because}”; {}", pages.join("; ")),
+            }
+        })
+        .collect()
+}
+
+/// `2 years old`, `over a year old` (never less: only pages over two years old are
+/// listed).
+fn years_old(age_days: u64) -> String {
+    match age_days / 365 {
+        0 => "less than a year old".to_string(),
+        1 => "over a year old".to_string(),
+        years => format!("{years} years old"),
     }
 }
 

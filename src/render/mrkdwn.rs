@@ -16,10 +16,12 @@
 //! > “Revenue grew 45% in 2023 while costs fell by half and…”
 //! :mag: 1 claim rests on sources that do not suit it:
 //! > “The usual adult dose is 500 mg twice a day.” — _health claim cited only to a forum; check it against official and scholarly sources_
+//! :hourglass: 1 claim about the present cites an old page:
+//! > “The current guidance is to wait six months.” — _says “current”; NHS guidance is dated 2019-03-01 (7 years old)_
 //! ```
 
 use super::escape::{clean_text, cut_chars, escape_text, is_http_url, link};
-use super::fit::poor_fits;
+use super::fit::{poor_fits, stale_citations};
 use super::{
     cleaned_warnings, confidence_line, dangling_list, excerpt, kind_sections, low_credibility,
     plural, shown_class, source_count, source_title, support_counts, uncited, uncited_total,
@@ -59,6 +61,9 @@ pub fn mrkdwn(report: &Report, opts: &RenderOptions) -> String {
         lines.extend(part.lines());
     }
     if let Some(part) = poor_fit_part(report, opts, opts.uncited_excerpt_chars) {
+        lines.extend(part.lines());
+    }
+    if let Some(part) = stale_part(report, opts, opts.uncited_excerpt_chars) {
         lines.extend(part.lines());
     }
     lines.extend(note_lines(report));
@@ -301,6 +306,45 @@ pub(crate) fn poor_fit_part(
         })
         .collect();
     let more = fits.len() - quotes.len();
+    Some(UncitedPart {
+        header,
+        quotes,
+        more,
+    })
+}
+
+/// The claims about the present that cite old pages ([`super::fit`]), quoted like the
+/// others with the words that tie them to the present and each old page's title and
+/// date (escaped, never links); `None` when there are none.
+pub(crate) fn stale_part(
+    report: &Report,
+    opts: &RenderOptions,
+    excerpt_chars: usize,
+) -> Option<UncitedPart> {
+    let stale = stale_citations(report);
+    if stale.is_empty() {
+        return None;
+    }
+    let header = if stale.len() == 1 {
+        ":hourglass: 1 claim about the present cites an old page:".to_string()
+    } else {
+        format!(
+            ":hourglass: {} claims about the present cite old pages:",
+            stale.len()
+        )
+    };
+    let quotes: Vec<String> = stale
+        .iter()
+        .take(opts.max_uncited_shown)
+        .map(|s| {
+            format!(
+                "> “{}” — _{}_",
+                escape_text(&excerpt(&s.claim.text, excerpt_chars)),
+                escape_text(&cut_chars(&s.advice, ADVICE_MAX_CHARS))
+            )
+        })
+        .collect();
+    let more = stale.len() - quotes.len();
     Some(UncitedPart {
         header,
         quotes,

@@ -19,7 +19,7 @@
 //! ```
 
 use super::escape::{clean_text, cut_chars};
-use super::fit::poor_fits;
+use super::fit::{poor_fits, stale_citations};
 use super::mrkdwn::ADVICE_MAX_CHARS;
 use super::{
     claims_total, cleaned_warnings, confidence_line, dangling_list, excerpt, kind_sections,
@@ -49,6 +49,7 @@ pub fn text(report: &Report, opts: &RenderOptions) -> String {
     lines.extend(uncited_lines(report, opts));
     lines.extend(unsupported_lines(report, opts));
     lines.extend(poor_fit_lines(report, opts));
+    lines.extend(stale_lines(report, opts));
     lines.extend(claim_support_lines(report, opts));
     lines.extend(note_lines(report));
     lines.join("\n")
@@ -206,6 +207,31 @@ fn poor_fit_lines(report: &Report, opts: &RenderOptions) -> Vec<String> {
     let shown = fits.len().min(opts.max_uncited_shown);
     if fits.len() > shown {
         lines.push(more_line(fits.len() - shown));
+    }
+    lines
+}
+
+/// `Claims about the present citing old pages (1):` and the first few, each with the
+/// words that tie it to the present and each old page's title and date.
+fn stale_lines(report: &Report, opts: &RenderOptions) -> Vec<String> {
+    let stale = stale_citations(report);
+    if stale.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![format!(
+        "Claims about the present citing old pages ({}):",
+        stale.len()
+    )];
+    lines.extend(stale.iter().take(opts.max_uncited_shown).map(|s| {
+        format!(
+            "  - {} — {}",
+            excerpt(&s.claim.text, opts.uncited_excerpt_chars),
+            cut_chars(&s.advice, ADVICE_MAX_CHARS)
+        )
+    }));
+    let shown = stale.len().min(opts.max_uncited_shown);
+    if stale.len() > shown {
+        lines.push(more_line(stale.len() - shown));
     }
     lines
 }

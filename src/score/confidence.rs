@@ -432,6 +432,7 @@ mod tests {
             claim_type: None,
             relevance: None,
             classification: None,
+            stale_sources: Vec::new(),
             support: verdicts
                 .iter()
                 .map(|v| ClaimSupport {

@@ -10,6 +10,7 @@ pub mod confidence;
 pub mod credibility;
 pub mod domain;
 pub mod ratings;
+pub mod recency;
 pub mod search;
 pub mod source_type;
 
@@ -239,6 +240,7 @@ impl Scorer {
         }
         let available = classify::available_sources(report, &self.tiers, &self.registry);
         self.classify_claims(report, &available);
+        recency::mark_stale_sources(report, now);
         let scored: Vec<(&crate::model::Source, f64)> = report
             .sources()
             .map(|s| (s, s.credibility.as_ref().map_or(0.0, |c| c.value)))
