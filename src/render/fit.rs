@@ -8,6 +8,8 @@
 //! ([`crate::score::recency`]). The renderers share [`poor_fits`], [`PoorFit::advice`]
 //! and [`stale_citations`], and only escape and lay out what they return.
 
+use std::collections::HashMap;
+
 use super::escape::{clean_text, cut_chars};
 use super::source_title;
 use crate::model::{Claim, ClaimType, Report, Source, SourceKind, SourceType};
@@ -53,25 +55,40 @@ impl PoorFit<'_> {
 
 /// The claims whose sources suit them poorly, in the order of the answer.
 pub(crate) fn poor_fits(report: &Report) -> Vec<PoorFit<'_>> {
-    report
+    let poorly_suited: Vec<(&Claim, ClaimType)> = report
         .claims
         .iter()
-        .filter_map(|claim| poor_fit(report, claim))
+        .filter_map(|claim| Some((claim, poorly_suited_type(claim)?)))
+        .collect();
+    if poorly_suited.is_empty() {
+        return Vec::new();
+    }
+    let by_id: HashMap<usize, &Source> = report.sources().map(|s| (s.id, s)).collect();
+    poorly_suited
+        .into_iter()
+        .map(|(claim, claim_type)| poor_fit(&by_id, claim, claim_type))
         .collect()
 }
 
-/// The claim as a [`PoorFit`] when it is one.
-fn poor_fit<'a>(report: &'a Report, claim: &'a Claim) -> Option<PoorFit<'a>> {
+/// The claim's type when the claim is typed (not general), cites something, and its
+/// sources suit it poorly.
+fn poorly_suited_type(claim: &Claim) -> Option<ClaimType> {
     let claim_type = claim.claim_type.filter(|t| *t != ClaimType::General)?;
     let relevance = claim.relevance?;
-    if claim.cites.is_empty() || relevance.is_nan() || relevance >= POOR_FIT {
-        return None;
-    }
+    (!claim.cites.is_empty() && relevance < POOR_FIT).then_some(claim_type)
+}
+
+/// The [`PoorFit`] of a poorly suited claim of `claim_type`.
+fn poor_fit<'a>(
+    by_id: &HashMap<usize, &Source>,
+    claim: &'a Claim,
+    claim_type: ClaimType,
+) -> PoorFit<'a> {
     let mut cited: Vec<String> = Vec::new();
     for id in &claim.cites {
-        let words = report
-            .sources()
-            .find(|s| s.id == *id)
+        let words = by_id
+            .get(id)
+            .copied()
             .map_or("a source that is not listed", source_in_words)
             .to_string();
         if !cited.contains(&words) {
@@ -89,12 +106,12 @@ fn poor_fit<'a>(report: &'a Report, claim: &'a Claim) -> Option<PoorFit<'a>> {
         })
         .map(|r| format!("the answer's {}", available_source_in_words(&r.source)))
         .unwrap_or_else(|| wanted_sources(claim_type).to_string());
-    Some(PoorFit {
+    PoorFit {
         claim,
         claim_type,
         cited,
         better,
-    })
+    }
 }
 
 /// A cited source in words: its kind for internal sources, its type of publication
