@@ -105,6 +105,9 @@ async fn read_pages_carry_their_signals_into_the_report() {
     assert_eq!(listed["credibility"]["source_type"], "journal");
 }
 
+/// A stale page as the test compares it: source id, date, the claim's words.
+type StalePage<'a> = (usize, &'a str, &'a str);
+
 /// An article dated `published` (and no update date).
 fn dated_article(title: &str, published: &str) -> String {
     format!(
@@ -148,7 +151,7 @@ async fn a_claim_about_the_present_citing_an_old_page_is_pointed_out() {
         .check_support(&mut report)
         .await
         .expect("support checked");
-    let stale: Vec<(&str, Vec<(usize, &str, &str)>)> = report
+    let stale: Vec<(&str, Vec<StalePage>)> = report
         .claims
         .iter()
         .map(|c| {

@@ -100,6 +100,47 @@ pub fn available_source_in_words(name: &str) -> String {
     .to_string()
 }
 
+/// One of a report's sources as the classifier sees it: its kind, its host's tier and
+/// the available source it belongs to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceFit {
+    /// The source's id.
+    pub id: usize,
+    /// Its kind.
+    pub kind: SourceKind,
+    /// Its host's tier ([`Tier::Unknown`] without a link, for an address, or for a
+    /// link that does not parse).
+    pub tier: Tier,
+    /// The available source it belongs to ([`available_source_name`]).
+    pub name: String,
+}
+
+impl SourceFit {
+    /// The fit of a source whose host has `tier`.
+    pub fn new(source: &crate::model::Source, tier: Tier) -> SourceFit {
+        SourceFit {
+            id: source.id,
+            kind: source.kind,
+            tier,
+            name: available_source_name(source.kind, tier, &source.agents),
+        }
+    }
+}
+
+/// Every source of `report` as the classifier sees it, in report order.
+pub fn source_fits(report: &Report, tiers: &DomainTiers) -> Vec<SourceFit> {
+    report
+        .sources()
+        .map(|source| {
+            let tier = source
+                .link()
+                .and_then(|u| url::Url::parse(u).ok())
+                .map_or(Tier::Unknown, |u| tiers.tier_of(&u));
+            SourceFit::new(source, tier)
+        })
+        .collect()
+}
+
 /// The kinds of source `report` draws on, in a stable order (internal kinds, web tiers
 /// from high to low, then agents by name), each once.
 pub fn available_sources(
@@ -107,43 +148,46 @@ pub fn available_sources(
     tiers: &DomainTiers,
     registry: &ReliabilityRegistry,
 ) -> Vec<AvailableSource> {
+    available_sources_of(&source_fits(report, tiers), registry)
+}
+
+/// [`available_sources`] of a report's sources as [`source_fits`] gives them.
+pub fn available_sources_of(
+    fits: &[SourceFit],
+    registry: &ReliabilityRegistry,
+) -> Vec<AvailableSource> {
     let mut found: Vec<AvailableSource> = Vec::new();
-    for source in report.sources() {
-        let tier = source
-            .link()
-            .and_then(|u| url::Url::parse(u).ok())
-            .and_then(|u| u.host_str().map(|h| tiers.tier(h)))
-            .unwrap_or(Tier::Unknown);
-        let name = available_source_name(source.kind, tier, &source.agents);
-        if found.iter().any(|f| f.name == name) {
+    for fit in fits {
+        if found.iter().any(|f| f.name == fit.name) {
             continue;
         }
-        let available = match source.agents.first() {
+        let name = fit.name.clone();
+        let available = match fit.name.strip_prefix("agent:") {
             Some(agent) => AvailableSource {
                 description: format!("results of the agent {agent}"),
-                reliability: registry.agents(std::slice::from_ref(agent)).unwrap_or(0.5),
-                kind: source.kind,
+                reliability: registry.agents(&[agent.to_string()]).unwrap_or(0.5),
+                kind: fit.kind,
                 tier: None,
                 agent: true,
                 name,
             },
-            None if source.kind == SourceKind::Web => AvailableSource {
-                description: web_description(tier).to_string(),
-                reliability: tier.score(),
+            None if fit.kind == SourceKind::Web => AvailableSource {
+                description: web_description(fit.tier).to_string(),
+                reliability: fit.tier.score(),
                 kind: SourceKind::Web,
-                tier: Some(tier),
+                tier: Some(fit.tier),
                 agent: false,
                 name,
             },
             None => AvailableSource {
-                description: match source.kind {
+                description: match fit.kind {
                     SourceKind::Confluence => "the organisation's Confluence pages",
                     SourceKind::Slack => "messages in the organisation's Slack",
                     _ => "the organisation's files",
                 }
                 .to_string(),
-                reliability: registry.kind(source.kind),
-                kind: source.kind,
+                reliability: registry.kind(fit.kind),
+                kind: fit.kind,
                 tier: None,
                 agent: false,
                 name,
@@ -200,7 +244,10 @@ pub fn rule_recommendations(
             let (relevance, reason) = if source.agent {
                 (
                     0.5,
-                    format!("{claim_type} claims want {}; the rules do not know what this agent searches", wanted_sources(claim_type)),
+                    format!(
+                        "{claim_type} claims want {}; the rules do not know what this agent searches",
+                        wanted_sources(claim_type)
+                    ),
                 )
             } else {
                 let tier = source.tier.unwrap_or(Tier::Unknown);
@@ -214,7 +261,11 @@ pub fn rule_recommendations(
                 };
                 (
                     relevance,
-                    format!("{claim_type} claims want {}; {} {fit} them", wanted_sources(claim_type), source.description),
+                    format!(
+                        "{claim_type} claims want {}; {} {fit} them",
+                        wanted_sources(claim_type),
+                        available_source_in_words(&source.name)
+                    ),
                 )
             };
             SourceRecommendation {

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 use super::domain::DomainTiers;
 use super::ratings::DomainRatings;
-use super::source_type::source_type;
+use super::source_type::source_type_of;
 
 /// The shipped weights.
 const BUILTIN_WEIGHTS: &str = include_str!("credibility_weights.json");
@@ -46,16 +46,32 @@ impl SourceFeatures {
         ratings: Option<&DomainRatings>,
         page: Option<&PageSignals>,
     ) -> SourceFeatures {
-        let parsed = url::Url::parse(url).ok();
+        match url::Url::parse(url) {
+            Ok(parsed) => SourceFeatures::of_parsed(&parsed, tiers, ratings, page),
+            Err(_) => SourceFeatures {
+                tier: tiers.domain_score(url),
+                rating: None,
+                source_type: SourceType::Unknown,
+                path_depth: 0,
+            },
+        }
+    }
+
+    /// [`SourceFeatures::of`] a link already parsed.
+    pub fn of_parsed(
+        parsed: &url::Url,
+        tiers: &DomainTiers,
+        ratings: Option<&DomainRatings>,
+        page: Option<&PageSignals>,
+    ) -> SourceFeatures {
         let path_depth = parsed
-            .as_ref()
-            .and_then(|u| u.path_segments())
+            .path_segments()
             .map_or(0, |segments| segments.filter(|s| !s.is_empty()).count())
             .min(MAX_PATH_DEPTH);
         SourceFeatures {
-            tier: tiers.domain_score(url),
-            rating: ratings.and_then(|r| r.rating_of_url(url)),
-            source_type: source_type(url, page),
+            tier: tiers.domain_score_of(parsed),
+            rating: ratings.and_then(|r| r.rating_of(parsed)),
+            source_type: source_type_of(parsed, page),
             path_depth,
         }
     }

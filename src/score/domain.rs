@@ -303,11 +303,23 @@ impl DomainTiers {
             }
             Err(_) => return 0.0,
         };
+        self.domain_score_of(&parsed)
+    }
+
+    /// [`DomainTiers::domain_score`] of a URL already parsed.
+    pub fn domain_score_of(&self, parsed: &Url) -> f64 {
         match parsed.host() {
             Some(Host::Domain(domain)) => self.tier(domain).score(),
             Some(Host::Ipv4(_) | Host::Ipv6(_)) => Tier::Unknown.score(),
             None => 0.0,
         }
+    }
+
+    /// The tier of a parsed URL's host ([`Tier::Unknown`] for an address or no host).
+    pub fn tier_of(&self, parsed: &Url) -> Tier {
+        parsed
+            .host_str()
+            .map_or(Tier::Unknown, |host| self.tier(host))
     }
 
     /// The entries, in file order.

@@ -125,26 +125,24 @@ impl Scorer {
         }
     }
 
-    /// The tier of a link's host ([`domain::Tier::Unknown`] without one).
-    fn tier_of(&self, url: Option<&str>) -> domain::Tier {
-        url.and_then(|u| url::Url::parse(u).ok())
-            .and_then(|u| u.host_str().map(|h| self.tiers.tier(h)))
-            .unwrap_or(domain::Tier::Unknown)
-    }
-
     /// Classifies every claim the model has not (the rules), and sets how well the
     /// sources each cites suit it: the model's relevance for the kind of source when
     /// it gave one, else the rules' [`classify::relevance`]. Recommendations are kept
     /// for the claims that cite a source or want one; the rest only count.
     pub fn classify_claims(&self, report: &mut Report, available: &[classify::AvailableSource]) {
-        let fit: std::collections::HashMap<usize, (SourceKind, domain::Tier, String)> = report
-            .sources()
-            .map(|s| {
-                let tier = self.tier_of(s.link());
-                let name = classify::available_source_name(s.kind, tier, &s.agents);
-                (s.id, (s.kind, tier, name))
-            })
-            .collect();
+        let fits = classify::source_fits(report, &self.tiers);
+        self.classify_claims_with(report, available, &fits);
+    }
+
+    /// [`Scorer::classify_claims`] with the report's sources as the scorer saw them.
+    fn classify_claims_with(
+        &self,
+        report: &mut Report,
+        available: &[classify::AvailableSource],
+        fits: &[classify::SourceFit],
+    ) {
+        let fit: std::collections::HashMap<usize, &classify::SourceFit> =
+            fits.iter().map(|f| (f.id, f)).collect();
         for claim in &mut report.claims {
             let by_model = claim
                 .classification
@@ -183,9 +181,9 @@ impl Scorer {
                 .cites
                 .iter()
                 .filter_map(|id| fit.get(id))
-                .map(|(kind, tier, name)| {
-                    recommended(name)
-                        .unwrap_or_else(|| classify::relevance(claim_type, *kind, *tier))
+                .map(|f| {
+                    recommended(&f.name)
+                        .unwrap_or_else(|| classify::relevance(claim_type, f.kind, f.tier))
                 })
                 .collect();
             claim.relevance =
@@ -198,24 +196,37 @@ impl Scorer {
     pub fn score_report(&self, report: &mut Report) {
         let domain_score = |url: &str| self.tiers.domain_score(url);
         let now = SystemTime::now();
+        // Each link is parsed once, here: its tier, features and kind of source.
+        let mut fits: Vec<classify::SourceFit> = Vec::new();
         for group in &mut report.groups {
             for source in &mut group.sources {
-                let features = source
-                    .link()
-                    .filter(|_| source.kind == SourceKind::Web)
-                    .map(|url| {
-                        SourceFeatures::of(
-                            url,
-                            &self.tiers,
-                            self.ratings.as_deref(),
-                            source.page.as_ref(),
-                        )
-                    });
+                let parsed = source.link().and_then(|u| url::Url::parse(u).ok());
+                let tier = parsed
+                    .as_ref()
+                    .map_or(domain::Tier::Unknown, |u| self.tiers.tier_of(u));
+                fits.push(classify::SourceFit::new(source, tier));
+                let ratings = self.ratings.as_deref();
+                let page = source.page.as_ref();
+                let features =
+                    match (source.kind, source.link(), &parsed) {
+                        (SourceKind::Web, Some(_), Some(parsed)) => Some(
+                            SourceFeatures::of_parsed(parsed, &self.tiers, ratings, page),
+                        ),
+                        (SourceKind::Web, Some(url), None) => {
+                            Some(SourceFeatures::of(url, &self.tiers, ratings, page))
+                        }
+                        _ => None,
+                    };
                 let adjustment = match (self.model, &features) {
                     (Some(model), Some(features)) => model.adjustments(features).total(),
                     _ => 0.0,
                 };
-                let model_score = |url: &str| (domain_score(url) + adjustment).clamp(0.0, 1.0);
+                // The tier score as the features read it (the same link), else as the
+                // link says it.
+                let tier_score = features.as_ref().map(|f| f.tier);
+                let model_score = |url: &str| {
+                    (tier_score.unwrap_or_else(|| domain_score(url)) + adjustment).clamp(0.0, 1.0)
+                };
                 let mut credibility =
                     source_credibility(source, &model_score, &self.registry, &self.weights);
                 if let Some(features) = features {
@@ -238,8 +249,8 @@ impl Scorer {
                 source.credibility = Some(credibility);
             }
         }
-        let available = classify::available_sources(report, &self.tiers, &self.registry);
-        self.classify_claims(report, &available);
+        let available = classify::available_sources_of(&fits, &self.registry);
+        self.classify_claims_with(report, &available, &fits);
         recency::mark_stale_sources(report, now);
         let scored: Vec<(&crate::model::Source, f64)> = report
             .sources()

@@ -123,7 +123,11 @@ impl DomainRatings {
     /// for `https://www.theguardian.com/observer/x`), else its host's rating (see
     /// [`DomainRatings::rating`]).
     pub fn rating_of_url(&self, url: &str) -> Option<f64> {
-        let parsed = url::Url::parse(url).ok()?;
+        self.rating_of(&url::Url::parse(url).ok()?)
+    }
+
+    /// [`DomainRatings::rating_of_url`] of a URL already parsed.
+    pub fn rating_of(&self, parsed: &url::Url) -> Option<f64> {
         let host = parsed.host_str()?;
         if !self.sections.is_empty() {
             let path = parsed.path().trim_matches('/');

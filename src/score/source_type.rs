@@ -270,7 +270,15 @@ const PATH_SEGMENTS: &[(&str, SourceType)] = &[
 /// page with scholarly metadata is a journal article wherever it is hosted (a
 /// government host stays government). [`SourceType::Unknown`] when nothing says.
 pub fn source_type(url: &str, page: Option<&PageSignals>) -> SourceType {
-    let from_url = url_type(url);
+    match url::Url::parse(url) {
+        Ok(parsed) => source_type_of(&parsed, page),
+        Err(_) => SourceType::Unknown,
+    }
+}
+
+/// [`source_type`] of a URL already parsed.
+pub fn source_type_of(parsed: &url::Url, page: Option<&PageSignals>) -> SourceType {
+    let from_url = url_type(parsed);
     match page {
         Some(page) if page.scholarly && from_url != SourceType::Government => SourceType::Journal,
         _ => from_url,
@@ -278,10 +286,7 @@ pub fn source_type(url: &str, page: Option<&PageSignals>) -> SourceType {
 }
 
 /// The type the link alone says.
-fn url_type(url: &str) -> SourceType {
-    let Ok(parsed) = url::Url::parse(url) else {
-        return SourceType::Unknown;
-    };
+fn url_type(parsed: &url::Url) -> SourceType {
     let Some(url::Host::Domain(host)) = parsed.host() else {
         return SourceType::Unknown;
     };
