@@ -30,21 +30,16 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
 
-/// Source types with a weight of their own (unknown is the reference).
-const TYPES: [SourceType; 12] = [
-    SourceType::Journal,
-    SourceType::Government,
-    SourceType::Academic,
-    SourceType::Encyclopedia,
-    SourceType::Documentation,
-    SourceType::News,
-    SourceType::Company,
-    SourceType::Forum,
-    SourceType::Blog,
-    SourceType::Social,
-    SourceType::ContentFarm,
-    SourceType::Landing,
-];
+/// Source types with a weight of their own: every type but unknown (the last, and the
+/// reference).
+const TYPES: &[SourceType] = match SourceType::ALL.split_last() {
+    Some((_, weighted)) => weighted,
+    None => &[],
+};
+const _: () = assert!(matches!(
+    SourceType::ALL[SourceType::ALL.len() - 1],
+    SourceType::Unknown
+));
 
 /// Types whose weight may not be positive: a reader trusts these less, not more.
 const NEVER_POSITIVE: [SourceType; 5] = [
@@ -484,7 +479,7 @@ fn describe(weights: &CredibilityWeights) -> String {
             ..base.clone()
         },
     ));
-    for t in TYPES {
+    for &t in TYPES {
         lines.push(probe(
             t.as_str(),
             SourceFeatures {

@@ -27,7 +27,7 @@ use super::{
     plural, shown_class, source_count, source_title, support_counts, uncited, uncited_total,
     unsupported, verdict_summary, RenderOptions, MAX_NOTES_SHOWN,
 };
-use crate::model::{Report, Source, SourceKind, VerdictClass};
+use crate::model::{Claim, Report, Source, SourceKind, VerdictClass};
 
 /// The line shown when the report has no sources.
 pub(crate) const NO_SOURCES: &str = "_No sources were cited._";
@@ -239,39 +239,23 @@ pub(crate) fn unsupported_part(
     opts: &RenderOptions,
     excerpt_chars: usize,
 ) -> Option<UncitedPart> {
-    let claims = unsupported(report);
-    if claims.is_empty() {
-        return None;
-    }
-    let header = if claims.len() == 1 {
-        ":x: 1 claim is not supported by the page it cites:".to_string()
-    } else {
-        format!(
-            ":x: {} claims are not supported by the pages they cite:",
-            claims.len()
-        )
-    };
-    let quotes: Vec<String> = claims
-        .iter()
-        .take(opts.max_uncited_shown)
+    let notes = unsupported(report)
+        .into_iter()
         .map(|(claim, sources)| {
             let titles: Vec<String> = sources
                 .iter()
-                .map(|id| escape_text(&cut_chars(&source_title(report, *id), 80)))
+                .map(|id| cut_chars(&source_title(report, *id), 80))
                 .collect();
-            format!(
-                "> “{}” — _not in {}_",
-                escape_text(&excerpt(&claim.text, excerpt_chars)),
-                titles.join("; ")
-            )
+            (claim, format!("not in {}", titles.join("; ")))
         })
         .collect();
-    let more = claims.len() - quotes.len();
-    Some(UncitedPart {
-        header,
-        quotes,
-        more,
-    })
+    quoted_notes(
+        notes,
+        ":x: 1 claim is not supported by the page it cites:",
+        ":x: {n} claims are not supported by the pages they cite:",
+        opts,
+        excerpt_chars,
+    )
 }
 
 /// The claims whose sources do not suit them ([`super::fit`]), as the uncited ones are
@@ -282,35 +266,17 @@ pub(crate) fn poor_fit_part(
     opts: &RenderOptions,
     excerpt_chars: usize,
 ) -> Option<UncitedPart> {
-    let fits = poor_fits(report);
-    if fits.is_empty() {
-        return None;
-    }
-    let header = if fits.len() == 1 {
-        ":mag: 1 claim rests on sources that do not suit it:".to_string()
-    } else {
-        format!(
-            ":mag: {} claims rest on sources that do not suit them:",
-            fits.len()
-        )
-    };
-    let quotes: Vec<String> = fits
-        .iter()
-        .take(opts.max_uncited_shown)
-        .map(|fit| {
-            format!(
-                "> “{}” — _{}_",
-                escape_text(&excerpt(&fit.claim.text, excerpt_chars)),
-                escape_text(&cut_chars(&clean_text(&fit.advice()), ADVICE_MAX_CHARS))
-            )
-        })
+    let notes = poor_fits(report)
+        .into_iter()
+        .map(|fit| (fit.claim, cut_chars(&fit.advice(), ADVICE_MAX_CHARS)))
         .collect();
-    let more = fits.len() - quotes.len();
-    Some(UncitedPart {
-        header,
-        quotes,
-        more,
-    })
+    quoted_notes(
+        notes,
+        ":mag: 1 claim rests on sources that do not suit it:",
+        ":mag: {n} claims rest on sources that do not suit them:",
+        opts,
+        excerpt_chars,
+    )
 }
 
 /// The claims about the present that cite old pages ([`super::fit`]), quoted like the
@@ -321,34 +287,52 @@ pub(crate) fn stale_part(
     opts: &RenderOptions,
     excerpt_chars: usize,
 ) -> Option<UncitedPart> {
-    let stale = stale_citations(report);
-    if stale.is_empty() {
+    let notes = stale_citations(report)
+        .into_iter()
+        .map(|stale| (stale.claim, cut_chars(&stale.advice, ADVICE_MAX_CHARS)))
+        .collect();
+    quoted_notes(
+        notes,
+        ":hourglass: 1 claim about the present cites an old page:",
+        ":hourglass: {n} claims about the present cite old pages:",
+        opts,
+        excerpt_chars,
+    )
+}
+
+/// A part quoting claims with a note after each: the header (`one`, or `many` with
+/// `{n}` replaced by the count), `> “claim” — _note_` for the first few (claim and note
+/// cleaned and escaped here), and how many more; `None` when there are no claims.
+fn quoted_notes(
+    notes: Vec<(&Claim, String)>,
+    one: &str,
+    many: &str,
+    opts: &RenderOptions,
+    excerpt_chars: usize,
+) -> Option<UncitedPart> {
+    if notes.is_empty() {
         return None;
     }
-    let header = if stale.len() == 1 {
-        ":hourglass: 1 claim about the present cites an old page:".to_string()
+    let header = if notes.len() == 1 {
+        one.to_string()
     } else {
-        format!(
-            ":hourglass: {} claims about the present cite old pages:",
-            stale.len()
-        )
+        many.replace("{n}", &notes.len().to_string())
     };
-    let quotes: Vec<String> = stale
+    let quotes: Vec<String> = notes
         .iter()
         .take(opts.max_uncited_shown)
-        .map(|s| {
+        .map(|(claim, note)| {
             format!(
                 "> “{}” — _{}_",
-                escape_text(&excerpt(&s.claim.text, excerpt_chars)),
-                escape_text(&cut_chars(&s.advice, ADVICE_MAX_CHARS))
+                escape_text(&excerpt(&claim.text, excerpt_chars)),
+                escape_text(&clean_text(note))
             )
         })
         .collect();
-    let more = stale.len() - quotes.len();
     Some(UncitedPart {
         header,
+        more: notes.len() - quotes.len(),
         quotes,
-        more,
     })
 }
 

@@ -26,7 +26,7 @@ use super::{
     low_credibility, shown_class, source_count, source_title, support_counts, uncited,
     uncited_total, unsupported, verdict_summary, KindSection, RenderOptions, MAX_NOTES_SHOWN,
 };
-use crate::model::{Report, Source, SupportJudge, VerdictClass};
+use crate::model::{Claim, Report, Source, SupportJudge, VerdictClass};
 
 /// Renders the report as plain text, lines joined by `\n` (no final newline).
 pub fn text(report: &Report, opts: &RenderOptions) -> String {
@@ -160,78 +160,65 @@ fn uncited_lines(report: &Report, opts: &RenderOptions) -> Vec<String> {
 /// `Claims their pages do not support (2):` and the first few, each with the titles of
 /// the pages that do not say it.
 fn unsupported_lines(report: &Report, opts: &RenderOptions) -> Vec<String> {
-    let claims = unsupported(report);
-    if claims.is_empty() {
-        return Vec::new();
-    }
-    let mut lines = vec![format!(
-        "Claims their pages do not support ({}):",
-        claims.len()
-    )];
-    for (claim, sources) in claims.iter().take(opts.max_uncited_shown) {
-        let titles: Vec<String> = sources
-            .iter()
-            .map(|id| format!("{id}. {}", source_title(report, *id)))
-            .collect();
-        lines.push(format!(
-            "  - {} — not in {}",
-            excerpt(&claim.text, opts.uncited_excerpt_chars),
-            titles.join("; ")
-        ));
-    }
-    let shown = claims.len().min(opts.max_uncited_shown);
-    if claims.len() > shown {
-        lines.push(more_line(claims.len() - shown));
-    }
-    lines
+    let notes = unsupported(report)
+        .into_iter()
+        .map(|(claim, sources)| {
+            let titles: Vec<String> = sources
+                .iter()
+                .map(|id| format!("{id}. {}", source_title(report, *id)))
+                .collect();
+            (claim, format!("not in {}", titles.join("; ")))
+        })
+        .collect();
+    noted_claims("Claims their pages do not support", notes, opts)
 }
 
 /// `Claims whose sources do not suit them (2):` and the first few, each with its
 /// type, what it cites and what would suit it ([`super::fit`]).
 fn poor_fit_lines(report: &Report, opts: &RenderOptions) -> Vec<String> {
-    let fits = poor_fits(report);
-    if fits.is_empty() {
-        return Vec::new();
-    }
-    let mut lines = vec![format!(
-        "Claims whose sources do not suit them ({}):",
-        fits.len()
-    )];
-    lines.extend(fits.iter().take(opts.max_uncited_shown).map(|fit| {
-        format!(
-            "  - {} — {}",
-            excerpt(&fit.claim.text, opts.uncited_excerpt_chars),
-            cut_chars(&clean_text(&fit.advice()), ADVICE_MAX_CHARS)
-        )
-    }));
-    let shown = fits.len().min(opts.max_uncited_shown);
-    if fits.len() > shown {
-        lines.push(more_line(fits.len() - shown));
-    }
-    lines
+    let notes = poor_fits(report)
+        .into_iter()
+        .map(|fit| {
+            (
+                fit.claim,
+                cut_chars(&clean_text(&fit.advice()), ADVICE_MAX_CHARS),
+            )
+        })
+        .collect();
+    noted_claims("Claims whose sources do not suit them", notes, opts)
 }
 
 /// `Claims about the present citing old pages (1):` and the first few, each with the
 /// words that tie it to the present and each old page's title and date.
 fn stale_lines(report: &Report, opts: &RenderOptions) -> Vec<String> {
-    let stale = stale_citations(report);
-    if stale.is_empty() {
+    let notes = stale_citations(report)
+        .into_iter()
+        .map(|stale| (stale.claim, cut_chars(&stale.advice, ADVICE_MAX_CHARS)))
+        .collect();
+    noted_claims("Claims about the present citing old pages", notes, opts)
+}
+
+/// `{heading} (N):`, then `  - claim — note` for the first few and `  …and N more`;
+/// nothing when there are no claims. Notes must be clean already.
+fn noted_claims(heading: &str, notes: Vec<(&Claim, String)>, opts: &RenderOptions) -> Vec<String> {
+    if notes.is_empty() {
         return Vec::new();
     }
-    let mut lines = vec![format!(
-        "Claims about the present citing old pages ({}):",
-        stale.len()
-    )];
-    lines.extend(stale.iter().take(opts.max_uncited_shown).map(|s| {
-        format!(
-            "  - {} — {}",
-            excerpt(&s.claim.text, opts.uncited_excerpt_chars),
-            cut_chars(&s.advice, ADVICE_MAX_CHARS)
-        )
-    }));
-    let shown = stale.len().min(opts.max_uncited_shown);
-    if stale.len() > shown {
-        lines.push(more_line(stale.len() - shown));
+    let mut lines = vec![format!("{heading} ({}):", notes.len())];
+    lines.extend(
+        notes
+            .iter()
+            .take(opts.max_uncited_shown)
+            .map(|(claim, note)| {
+                format!(
+                    "  - {} — {note}",
+                    excerpt(&claim.text, opts.uncited_excerpt_chars)
+                )
+            }),
+    );
+    let shown = notes.len().min(opts.max_uncited_shown);
+    if notes.len() > shown {
+        lines.push(more_line(notes.len() - shown));
     }
     lines
 }
