@@ -355,6 +355,8 @@ fn mrkdwn_accounting(s: &str) -> Result<(usize, usize), String> {
         if line.starts_with(":grey_question: ")
             || line.starts_with(":warning: ")
             || line.starts_with(":x: ")
+            || line.starts_with(":mag: ")
+            || line.starts_with(":hourglass: ")
             || line.starts_with("_Note: ")
         {
             break;
@@ -387,6 +389,8 @@ fn text_accounting(s: &str) -> Result<(usize, usize), String> {
         if line.starts_with("Dangling citations: ")
             || line.starts_with("Claims that cite nothing (")
             || line.starts_with("Claims their pages do not support (")
+            || line.starts_with("Claims whose sources do not suit them (")
+            || line.starts_with("Claims about the present citing old pages (")
             || line.starts_with("Claim support (")
             || line == "Notes:"
         {
