@@ -329,7 +329,8 @@ fn pack_lines(lines: &[String], max: usize) -> Vec<String> {
 
 /// What follows the sources, in the order of the mrkdwn message: the dangling
 /// citations as a context block, the uncited, unsupported, poorly sourced and
-/// stale-sourced claims as sections (quotes need one), the notes as a context block of at most [`super::MAX_NOTES_SHOWN`] + 1 elements.
+/// stale-sourced claims as sections (quotes need one), the notes as a context block
+/// of at most [`super::MAX_NOTES_SHOWN`] + 1 elements.
 /// Empty when there is nothing to say.
 fn footer_blocks(report: &Report, opts: &RenderOptions) -> Vec<Value> {
     let mut out = Vec::new();

@@ -13,12 +13,16 @@ use std::collections::HashMap;
 use super::escape::{clean_text, cut_chars};
 use super::source_title;
 use crate::model::{Claim, ClaimType, Report, Source, SourceKind, SourceType};
-use crate::score::classify::{available_source_in_words, wanted_sources};
+use crate::score::classify::{available_source_in_words, kind_in_words, wanted_sources};
 
 /// A claim whose cited sources' relevance is below this is shown (the rules give 0.2–0.3
 /// to forums, blogs and social media for health, law, money and statistics claims, and
 /// 0.5 or more to anything a reader could reasonably check such a claim against).
 pub const POOR_FIT: f64 = 0.4;
+
+/// The advice on a claim is cut to this many characters in every format (agents' names
+/// and pages' titles are in it).
+pub(crate) const ADVICE_MAX_CHARS: usize = 200;
 
 /// A recommended kind of source is named as the better choice when the classifier gave
 /// it at least this relevance; otherwise the advice says what the claim's type wants.
@@ -34,7 +38,7 @@ pub(crate) struct PoorFit<'a> {
     pub claim_type: ClaimType,
     /// What it is cited to, in words, each once, in order of citation ("a forum",
     /// "Slack messages").
-    pub cited: Vec<String>,
+    pub cited: Vec<&'static str>,
     /// What would suit it better, in words: one of the answer's own kinds of source
     /// when the classifier recommended one, else what claims of its type want.
     pub better: String,
@@ -84,13 +88,12 @@ fn poor_fit<'a>(
     claim: &'a Claim,
     claim_type: ClaimType,
 ) -> PoorFit<'a> {
-    let mut cited: Vec<String> = Vec::new();
+    let mut cited: Vec<&'static str> = Vec::new();
     for id in &claim.cites {
         let words = by_id
             .get(id)
             .copied()
-            .map_or("a source that is not listed", source_in_words)
-            .to_string();
+            .map_or("a source that is not listed", source_in_words);
         if !cited.contains(&words) {
             cited.push(words);
         }
@@ -118,9 +121,7 @@ fn poor_fit<'a>(
 /// for web pages ("a forum", "a blog"), "a web page" when nothing says which.
 fn source_in_words(source: &Source) -> &'static str {
     match source.kind {
-        SourceKind::Slack => "Slack messages",
-        SourceKind::Confluence => "Confluence pages",
-        SourceKind::File => "files",
+        SourceKind::Slack | SourceKind::Confluence | SourceKind::File => kind_in_words(source.kind),
         SourceKind::Web => match source
             .credibility
             .as_ref()
@@ -197,10 +198,10 @@ fn years_old(age_days: u64) -> String {
 }
 
 /// `a`, `a and b`, `a, b and c`.
-fn join_words(words: &[String]) -> String {
+fn join_words(words: &[&str]) -> String {
     match words {
         [] => String::new(),
-        [one] => one.clone(),
+        [one] => one.to_string(),
         [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }
@@ -211,15 +212,11 @@ mod tests {
 
     #[test]
     fn words_are_joined_as_people_write_them() {
-        let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(join_words(&words(&[])), "");
-        assert_eq!(join_words(&words(&["a forum"])), "a forum");
+        assert_eq!(join_words(&[]), "");
+        assert_eq!(join_words(&["a forum"]), "a forum");
+        assert_eq!(join_words(&["a forum", "a blog"]), "a forum and a blog");
         assert_eq!(
-            join_words(&words(&["a forum", "a blog"])),
-            "a forum and a blog"
-        );
-        assert_eq!(
-            join_words(&words(&["a forum", "a blog", "files"])),
+            join_words(&["a forum", "a blog", "files"]),
             "a forum, a blog and files"
         );
     }

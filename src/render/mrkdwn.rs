@@ -21,7 +21,7 @@
 //! ```
 
 use super::escape::{clean_text, cut_chars, escape_text, is_http_url, link};
-use super::fit::{poor_fits, stale_citations};
+use super::fit::{poor_fits, stale_citations, ADVICE_MAX_CHARS};
 use super::{
     cleaned_warnings, confidence_line, dangling_list, excerpt, kind_sections, low_credibility,
     plural, shown_class, source_count, source_title, support_counts, uncited, uncited_total,
@@ -33,9 +33,6 @@ use crate::model::{Claim, Report, Source, SourceKind, VerdictClass};
 pub(crate) const NO_SOURCES: &str = "_No sources were cited._";
 /// Notes (warnings) are cut to this many characters.
 pub(crate) const NOTE_MAX_CHARS: usize = 200;
-/// The advice on a poorly suited claim is cut to this many characters (agents' names
-/// are in it).
-pub(crate) const ADVICE_MAX_CHARS: usize = 200;
 /// The text of a link that cannot be shown as a link is cut to this many characters.
 const RAW_URL_MAX_CHARS: usize = 100;
 

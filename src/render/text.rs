@@ -19,8 +19,7 @@
 //! ```
 
 use super::escape::{clean_text, cut_chars};
-use super::fit::{poor_fits, stale_citations};
-use super::mrkdwn::ADVICE_MAX_CHARS;
+use super::fit::{poor_fits, stale_citations, ADVICE_MAX_CHARS};
 use super::{
     claims_total, cleaned_warnings, confidence_line, dangling_list, excerpt, kind_sections,
     low_credibility, shown_class, source_count, source_title, support_counts, uncited,

@@ -78,6 +78,17 @@ fn web_tier_name(tier: Tier) -> &'static str {
     }
 }
 
+/// A kind of source as a reader says it: "Slack messages", "Confluence pages",
+/// "files", "web pages".
+pub fn kind_in_words(kind: SourceKind) -> &'static str {
+    match kind {
+        SourceKind::Slack => "Slack messages",
+        SourceKind::Confluence => "Confluence pages",
+        SourceKind::File => "files",
+        SourceKind::Web => "web pages",
+    }
+}
+
 /// An available source's name (see [`AvailableSource::name`]) as a reader says it:
 /// `web:high` is "official or scholarly web pages", `agent:NAME` is "NAME's results".
 /// A name it does not know is returned as it is. Not escaped: agents' names come from
@@ -87,9 +98,9 @@ pub fn available_source_in_words(name: &str) -> String {
         return format!("{agent}'s results");
     }
     match name {
-        "confluence" => "Confluence pages",
-        "slack" => "Slack messages",
-        "file" => "files",
+        "confluence" => kind_in_words(SourceKind::Confluence),
+        "slack" => kind_in_words(SourceKind::Slack),
+        "file" => kind_in_words(SourceKind::File),
         "web:high" => "official or scholarly web pages",
         "web:reputable" => "established news or reference sites",
         "web:unknown" => "web pages of no known reputation",

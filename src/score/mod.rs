@@ -129,13 +129,8 @@ impl Scorer {
     /// sources each cites suit it: the model's relevance for the kind of source when
     /// it gave one, else the rules' [`classify::relevance`]. Recommendations are kept
     /// for the claims that cite a source or want one; the rest only count.
-    pub fn classify_claims(&self, report: &mut Report, available: &[classify::AvailableSource]) {
-        let fits = classify::source_fits(report, &self.tiers);
-        self.classify_claims_with(report, available, &fits);
-    }
-
-    /// [`Scorer::classify_claims`] with the report's sources as the scorer saw them.
-    fn classify_claims_with(
+    /// `fits` are the report's sources as the scorer read them.
+    fn classify_claims(
         &self,
         report: &mut Report,
         available: &[classify::AvailableSource],
@@ -250,7 +245,7 @@ impl Scorer {
             }
         }
         let available = classify::available_sources_of(&fits, &self.registry);
-        self.classify_claims_with(report, &available, &fits);
+        self.classify_claims(report, &available, &fits);
         recency::mark_stale_sources(report, now);
         let scored: Vec<(&crate::model::Source, f64)> = report
             .sources()
