@@ -20,12 +20,13 @@ use serde_json::{json, Value};
 use sourcebot::api::{self, ApiSettings, ApiState};
 use sourcebot::config::Config;
 use sourcebot::metrics::Metrics;
+use sourcebot::slack::api::CHANNEL_PACE;
 use sourcebot::slack::{self, Bot, SlackSettings, Transport};
 use std::collections::{HashMap, HashSet};
 use std::net::{IpAddr, SocketAddr};
 use std::time::{Duration, Instant};
 use support::serve::{loopback_client, serve_app};
-use support::slack::{Access, Call, Failure, FakeSlack, BOT_USER_ID};
+use support::slack::{assert_paced, Access, Call, Failure, FakeSlack, BOT_USER_ID};
 use support::{Action, HostileServer, Route};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -1310,16 +1311,8 @@ async fn fifty_answers_to_five_channels_are_each_posted_once_and_paced() {
                 "{m} not in its channel"
             );
         }
-        let mut times: Vec<Instant> = calls.iter().map(|p| p.at).collect();
-        times.sort();
-        for pair in times.windows(2) {
-            let gap = pair[1] - pair[0];
-            assert!(
-                gap >= Duration::from_millis(950),
-                "posts to {} only {gap:?} apart",
-                channel(c)
-            );
-        }
+        let times: Vec<Instant> = calls.iter().map(|p| p.at).collect();
+        assert_paced(&times, CHANNEL_PACE, &channel(c));
     }
 }
 

@@ -11,6 +11,7 @@ mod support;
 use redis::AsyncCommands;
 use serde_json::{json, Value};
 use sourcebot::metrics::Metrics;
+use sourcebot::slack::api::CHANNEL_PACE;
 use sourcebot::state::{
     AnswerKey, BotState, MemoryState, RedisSettings, RedisState, ReplyRecord, DEDUPE_TTL,
     REPLY_TTL, SHARE_TTL,
@@ -19,7 +20,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use support::bot::{harness_sharing, harness_with, Harness, CHANNEL};
 use support::redis::RedisServer;
-use support::slack::app_mention_event;
+use support::slack::{app_mention_event, assert_paced};
 use support::{HostileServer, Route};
 
 const WAIT: Duration = Duration::from_secs(6);
@@ -503,9 +504,11 @@ async fn a_rate_limit_seen_by_one_replica_holds_the_other_back_and_posts_are_pac
         a.slack.wait_for("chat.postMessage", 1, WAIT).await,
         b.slack.wait_for("chat.postMessage", 1, WAIT).await,
     );
-    let (ta, tb) = (pa[0].at, pb[0].at);
-    let apart = if ta > tb { ta - tb } else { tb - ta };
-    assert!(apart >= Duration::from_millis(900), "posts {apart:?} apart");
+    assert_paced(
+        &[pa[0].at, pb[0].at],
+        CHANNEL_PACE,
+        "one post from each replica",
+    );
 
     // Slack rate-limits A for 2 s: B, posting right after, waits too.
     a.slack.fail_next(

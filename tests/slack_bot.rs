@@ -7,11 +7,12 @@
 mod support;
 
 use serde_json::{json, Value};
+use sourcebot::slack::api::CHANNEL_PACE;
 use std::net::IpAddr;
 use std::time::{Duration, Instant};
 use support::bot::{harness, harness_with, CHANNEL, SECRET};
 use support::slack::{
-    app_mention_event, sign_request, unix_now, Access, Failure, Message, BOT_USER_ID,
+    app_mention_event, assert_paced, sign_request, unix_now, Access, Failure, Message, BOT_USER_ID,
 };
 use support::{Action, HostileServer, Route};
 
@@ -572,13 +573,7 @@ async fn posts_to_one_channel_are_paced_one_a_second() {
         .collect();
     in_channel.sort();
     assert_eq!(in_channel.len(), 3);
-    for pair in in_channel.windows(2) {
-        assert!(
-            pair[1].duration_since(pair[0]) >= Duration::from_millis(950),
-            "two posts to one channel {:?} apart",
-            pair[1].duration_since(pair[0])
-        );
-    }
+    assert_paced(&in_channel, CHANNEL_PACE, CHANNEL);
     // Another channel is not held up by this one's pace.
     let other_at = posts
         .iter()

@@ -587,6 +587,39 @@ fn calls_to(inner: &Inner, method: &str) -> Vec<Call> {
         .collect()
 }
 
+/// How much later than its slot a post may reach the fake Slack. The bot paces the
+/// moments it sends; between that and the fake server's clock lie a task waking, a
+/// connection and the request's parsing, a few milliseconds on a quiet machine and tens
+/// on a loaded 2-core one (CI once saw a post arrive 57 ms after its slot, so the next one
+/// arrived 943 ms after it).
+pub const ARRIVAL_JITTER: Duration = Duration::from_millis(250);
+
+/// Asserts that the posts that reached the fake Slack at `times` (in any order) were sent
+/// at least `pace` apart: every gap between arrivals is at least `pace` less
+/// [`ARRIVAL_JITTER`], and first to last spans at least `(n - 1) * pace` less it. An unpaced
+/// burst (gaps of milliseconds) fails both; one late arrival fails neither. `what` names
+/// the posts in the failure message.
+pub fn assert_paced(times: &[Instant], pace: Duration, what: &str) {
+    let mut sorted = times.to_vec();
+    sorted.sort();
+    for pair in sorted.windows(2) {
+        let gap = pair[1] - pair[0];
+        assert!(
+            gap + ARRIVAL_JITTER >= pace,
+            "{what}: two posts arrived only {gap:?} apart (pace {pace:?})"
+        );
+    }
+    if let (Some(first), Some(last)) = (sorted.first(), sorted.last()) {
+        let span = *last - *first;
+        let paced_span = pace * (sorted.len().saturating_sub(1) as u32);
+        assert!(
+            span + ARRIVAL_JITTER >= paced_span,
+            "{what}: {} posts arrived within {span:?}, paced they take {paced_span:?}",
+            sorted.len()
+        );
+    }
+}
+
 /// An `events_api` Socket Mode envelope around `event` (e.g. [`app_mention_event`]), with
 /// the outer `event_callback` payload Slack wraps events in. `retry_attempt` is 0; set
 /// `retry_attempt` and `retry_reason` on the result to model a retry.
