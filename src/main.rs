@@ -387,11 +387,12 @@ fn verifier(config: &Config) -> anyhow::Result<Verifier> {
 }
 
 /// With `SLACK_BOT_TOKEN` set, `check` and `audit` check Slack permalinks and files
-/// with it (at `SOURCEBOT_SLACK_API_URL`, Slack's by default).
+/// with it (at `SOURCEBOT_SLACK_API_URL`, Slack's by default); without it they say
+/// which setting would.
 fn slack_checker() -> anyhow::Result<Option<Arc<dyn sourcebot::verify::InternalChecker>>> {
     let read = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
     let Some(token) = read(slack::settings::BOT_TOKEN) else {
-        return Ok(None);
+        return Ok(Some(Arc::new(slack::workspace::NoSlackToken)));
     };
     let api_url = read(slack::settings::API_URL)
         .unwrap_or_else(|| sourcebot::slack::api::SLACK_API_URL.to_string());

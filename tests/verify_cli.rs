@@ -92,7 +92,7 @@ async fn text_output_marks_every_verdict_and_counts_them() {
         "🔒 Vendor docs  [restricted: HTTP 403: the page refuses robots]",
         "⚠ Status  [server error: HTTP 503 · low credibility]",
         "⊘ the wiki  [invalid: not a valid http or https link · low credibility]",
-        "– the thread  [not checked: internal slack link: no checker for it yet]",
+        "– the thread  [not checked: no Slack token: set SLACK_BOT_TOKEN]",
     ] {
         assert!(text.contains(line), "missing {line:?} in\n{text}");
     }

@@ -101,15 +101,33 @@ fn verdict_words(report: &Report, source: &Source) -> String {
             format!(
                 "[{}: {}{low}]",
                 class.label(),
-                cut_chars(&reason, REASON_MAX_CHARS)
+                cut_chars(without_label(&reason, class.label()), REASON_MAX_CHARS)
             )
         }
         _ => format!("[{}{low}]", class.label()),
     }
 }
 
-/// Reasons are cut to this many characters.
-const REASON_MAX_CHARS: usize = 160;
+/// Reasons are cut to this many characters: room for the longest reason sourcebot writes
+/// itself (the settings that would check a Confluence link), so a setting's name is
+/// never cut.
+const REASON_MAX_CHARS: usize = 240;
+
+/// `reason` without `label` repeated at its start: the product checkers' "not checked
+/// (no Notion token: set …)" shows as `[not checked: no Notion token: set …]`, not
+/// `[not checked: not checked (…)]`.
+fn without_label<'a>(reason: &'a str, label: &str) -> &'a str {
+    let Some(rest) = reason.strip_prefix(label) else {
+        return reason;
+    };
+    if let Some(said) = rest.strip_prefix(": ") {
+        return said;
+    }
+    match rest.strip_prefix(" (").and_then(|r| r.strip_suffix(')')) {
+        Some(said) if !said.is_empty() => said,
+        _ => reason,
+    }
+}
 
 /// `  1. ✓ Title (×3)  [verified]` and, when the source has a link, the link on the
 /// next line.
@@ -293,4 +311,37 @@ fn note_lines(report: &Report) -> Vec<String> {
         lines.push(more_line(warnings.len() - MAX_NOTES_SHOWN));
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_label;
+
+    #[test]
+    fn a_reason_does_not_repeat_its_label() {
+        let label = "not checked";
+        assert_eq!(
+            without_label(
+                "not checked (no Notion token: set SOURCEBOT_NOTION_TOKEN)",
+                label
+            ),
+            "no Notion token: set SOURCEBOT_NOTION_TOKEN"
+        );
+        assert_eq!(
+            without_label(
+                "not checked: Slack refused the bot's token (invalid_auth)",
+                label
+            ),
+            "Slack refused the bot's token (invalid_auth)"
+        );
+        for kept in [
+            "no link to check",
+            "not checked",
+            "not checked ()",
+            "not checked (unclosed",
+            "not checkedness",
+        ] {
+            assert_eq!(without_label(kept, label), kept);
+        }
+    }
 }

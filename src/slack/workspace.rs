@@ -555,8 +555,7 @@ impl InternalChecker for PermalinkChecker {
     }
 
     fn handles(&self, kind: SourceKind, url: &str) -> bool {
-        (kind == SourceKind::Slack && Permalink::parse(url).is_some())
-            || slack_file_id(url).is_some()
+        is_slack_item(kind, url)
     }
 
     fn check<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Verdict> {
@@ -564,10 +563,48 @@ impl InternalChecker for PermalinkChecker {
     }
 }
 
+/// Whether `url` names a Slack message (a permalink) or a Slack file.
+fn is_slack_item(kind: SourceKind, url: &str) -> bool {
+    (kind == SourceKind::Slack && Permalink::parse(url).is_some()) || slack_file_id(url).is_some()
+}
+
+/// Why Slack links are not checked when no bot token is set.
+pub const NO_SLACK_TOKEN: &str = "not checked (no Slack token: set SLACK_BOT_TOKEN)";
+
+/// Without a bot token (`sourcebot check` and `audit` run without `SLACK_BOT_TOKEN`):
+/// recognises the links [`PermalinkChecker`] would check and says which setting would
+/// check them, instead of leaving them to the verifier's "no checker" reason.
+pub struct NoSlackToken;
+
+impl InternalChecker for NoSlackToken {
+    fn handles(&self, kind: SourceKind, url: &str) -> bool {
+        is_slack_item(kind, url)
+    }
+
+    fn check<'a>(&'a self, _url: &'a str) -> BoxFuture<'a, Verdict> {
+        Box::pin(async move { Verdict::not_checked(NO_SLACK_TOKEN) })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[tokio::test]
+    async fn without_a_token_slack_links_name_the_setting() {
+        let checker = NoSlackToken;
+        let permalink = "https://acme.slack.com/archives/C04ENGDEPLOY/p1731412345678901";
+        assert!(checker.handles(SourceKind::Slack, permalink));
+        assert!(checker.handles(
+            SourceKind::File,
+            "https://files.slack.com/files-pri/T0001-F0123ABCD/report.pdf"
+        ));
+        assert!(!checker.handles(SourceKind::Web, "https://example.com/archives/C1/p1"));
+        let checked = checker.check_titled(permalink).await;
+        assert_eq!(checked.verdict.class, VerdictClass::NotChecked);
+        assert_eq!(checked.verdict.reason.as_deref(), Some(NO_SLACK_TOKEN));
+    }
 
     #[test]
     fn callbacks_name_their_installation() {
