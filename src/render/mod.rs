@@ -187,12 +187,29 @@ pub(crate) fn confidence_line(report: &Report) -> Option<String> {
     let confidence = report.confidence.as_ref()?;
     let sources = plural(confidence.sources, "source", "sources");
     let domains = plural(confidence.domains, "domain", "domains");
+    let mut line = format!(
+        "Confidence {:.2} ({}) · {sources} from {domains}",
+        confidence.value, confidence.label
+    );
     let claims = claims_total(report);
     let uncited = uncited_total(report, uncited(report).len());
-    Some(format!(
-        "Confidence {:.2} ({}) · {sources} from {domains} · {uncited} of {claims} claims cite nothing",
-        confidence.value, confidence.label
-    ))
+    if let Some(part) = uncited_part(uncited, claims) {
+        line.push_str(" · ");
+        line.push_str(&part);
+    }
+    Some(line)
+}
+
+/// How many of the answer's claims cite nothing, in words: `2 of 9 claims cite nothing`,
+/// `1 of 1 claim cites nothing`, `every claim cites a source`; nothing when the answer
+/// makes no claim (a list of search results).
+fn uncited_part(uncited: usize, claims: usize) -> Option<String> {
+    match (uncited, claims) {
+        (_, 0) => None,
+        (0, _) => Some("every claim cites a source".to_string()),
+        (uncited, 1) => Some(format!("{uncited} of 1 claim cites nothing")),
+        (uncited, claims) => Some(format!("{uncited} of {claims} claims cite nothing")),
+    }
 }
 
 /// Whether a source is shown as "low credibility": it has a link and its credibility
@@ -330,4 +347,26 @@ pub(crate) fn dangling_list(report: &Report) -> Option<String> {
         list.push_str(&format!(" and {} more", numbers.len() - MAX_DANGLING_SHOWN));
     }
     Some(list)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::uncited_part;
+
+    #[test]
+    fn the_uncited_count_reads_as_words() {
+        assert_eq!(uncited_part(0, 0), None);
+        assert_eq!(
+            uncited_part(0, 4).as_deref(),
+            Some("every claim cites a source")
+        );
+        assert_eq!(
+            uncited_part(1, 1).as_deref(),
+            Some("1 of 1 claim cites nothing")
+        );
+        assert_eq!(
+            uncited_part(2, 9).as_deref(),
+            Some("2 of 9 claims cite nothing")
+        );
+    }
 }
