@@ -14,7 +14,9 @@ pub mod recency;
 pub mod search;
 pub mod source_type;
 
-use crate::model::{ClaimClassification, ClassificationMethod, InputShape, Report, SourceKind};
+use crate::model::{
+    Claim, ClaimClassification, ClassificationMethod, InputShape, Report, SourceKind,
+};
 use classify::{ClaimClassifier, RuleClassifier};
 use confidence::{answer_confidence, source_credibility, ReliabilityRegistry, ScoringWeights};
 use credibility::{CredibilityWeights, SourceFeatures};
@@ -138,20 +140,37 @@ impl Scorer {
     ) {
         let fit: std::collections::HashMap<usize, &classify::SourceFit> =
             fits.iter().map(|f| (f.id, f)).collect();
-        for claim in &mut report.claims {
-            let by_model = claim
+        let by_model = |claim: &Claim| {
+            claim
                 .classification
                 .as_ref()
-                .is_some_and(|c| c.method != ClassificationMethod::Rules);
+                .is_some_and(|c| c.method != ClassificationMethod::Rules)
+        };
+        let wants_source = |claim: &Claim| !claim.cites.is_empty() || !claim.signals.is_empty();
+        // A model's type stands; every other claim is read by the rules below.
+        let typed_by_rules = |claim: &Claim| !by_model(claim) || claim.claim_type.is_none();
+        // Most claims want only their type: those are typed together, on two threads
+        // when there are many.
+        let typed_alone: Vec<&str> = report
+            .claims
+            .iter()
+            .filter(|claim| typed_by_rules(claim) && !wants_source(claim))
+            .map(|claim| claim.text.as_str())
+            .collect();
+        let mut types_alone = self.classifier.claim_types(&typed_alone).into_iter();
+        drop(typed_alone);
+        for claim in &mut report.claims {
+            let by_model = by_model(claim);
             let claim_type = match claim.claim_type.filter(|_| by_model) {
                 Some(claim_type) => claim_type,
                 None => {
-                    let wants_source = !claim.cites.is_empty() || !claim.signals.is_empty();
-                    let classification = if wants_source {
+                    let classification = if wants_source(claim) {
                         self.classifier.classify(&claim.text, available)
                     } else {
                         classify::Classification {
-                            claim_type: self.classifier.claim_type(&claim.text),
+                            claim_type: types_alone
+                                .next()
+                                .unwrap_or_else(|| self.classifier.claim_type(&claim.text)),
                             recommendations: Vec::new(),
                             method: ClassificationMethod::Rules,
                         }
@@ -323,6 +342,59 @@ mod tests {
         assert_eq!((confidence.sources, confidence.domains), (2, 2));
         // 0.6 × mean(0.9, 0.35) + 0.4 × 1.0
         assert!((confidence.value - (0.6 * (0.9 + 0.35) / 2.0 + 0.4)).abs() < 1e-9);
+    }
+
+    /// A model's type stands; a model's classification without a type, a claim that
+    /// wants a source and a plain sentence are each typed by the rules, in their places
+    /// (the plain ones are typed together, apart from the others).
+    #[test]
+    fn model_types_stand_and_the_rest_are_typed_in_place() {
+        use crate::model::{ClaimClassification, ClassificationMethod};
+        let answer = Answer::from_text(
+            "Paris is the capital of France. The court ruled against them. \
+             The dose is 500 mg [1]. Revenue grew to $4 million. Kubernetes rolls out pods.\n\n\
+             [1] https://www.nih.gov/dose - NIH",
+        );
+        let scorer = super::Scorer::default();
+        let mut report = crate::build_report(
+            &answer,
+            crate::collect::collect(&answer, &CollectOptions::default()),
+        );
+        assert_eq!(report.claims.len(), 5, "{:#?}", report.claims);
+        let by_model = || {
+            Some(ClaimClassification {
+                method: ClassificationMethod::Llm,
+                recommendations: Vec::new(),
+            })
+        };
+        // The model calls the first (a plain sentence) a law claim; it classified the
+        // second (plain too) but gave no type. The third cites, the fourth has a figure.
+        report.claims[0].classification = by_model();
+        report.claims[0].claim_type = Some(ClaimType::Law);
+        report.claims[1].classification = by_model();
+        let plain = |c: &crate::model::Claim| c.signals.is_empty() && c.cites.is_empty();
+        let plain: Vec<bool> = report.claims.iter().map(plain).collect();
+        assert_eq!(plain, [true, true, false, false, true]);
+        scorer.score_report(&mut report);
+        let types: Vec<_> = report.claims.iter().map(|c| c.claim_type).collect();
+        assert_eq!(
+            types,
+            [
+                Some(ClaimType::Law),
+                Some(ClaimType::Law),
+                Some(ClaimType::Health),
+                Some(ClaimType::Money),
+                Some(ClaimType::Code),
+            ]
+        );
+        let methods: Vec<_> = report
+            .claims
+            .iter()
+            .map(|c| c.classification.as_ref().map(|c| c.method))
+            .collect();
+        assert_eq!(methods[0], Some(ClassificationMethod::Llm));
+        assert_eq!(methods[1], Some(ClassificationMethod::Rules));
+        assert_eq!(methods[4], Some(ClassificationMethod::Rules));
     }
 
     /// A page read with scholarly metadata makes its source a journal article, and the
