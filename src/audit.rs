@@ -16,7 +16,7 @@
 //! chunk, the per-file summaries and the [`AuditOptions::worst`] worst citations,
 //! however many files match.
 
-use crate::collect::input::{parse_answer, read_limited, FormatHint, InputError};
+use crate::collect::input::{parse_answer_owned, read_limited, FormatHint, InputError};
 use crate::collect::CollectOptions;
 use crate::model::{Origin, Report, Source, VerdictClass, VerdictCounts};
 use crate::render::escape::clean_text;
@@ -449,12 +449,13 @@ fn load(path: &Path, options: &AuditOptions) -> Result<Report, FileError> {
     } else {
         FormatHint::Auto
     };
-    let mut answer = parse_answer(&bytes, hint, options.max_input_bytes).map_err(|e| match e {
-        InputError::TooLarge { limit } => failed(format!(
-            "larger than {limit} bytes (raise SOURCEBOT_MAX_INPUT_BYTES to read it)"
-        )),
-        other => failed(other.to_string()),
-    })?;
+    let mut answer =
+        parse_answer_owned(bytes, hint, options.max_input_bytes).map_err(|e| match e {
+            InputError::TooLarge { limit } => failed(format!(
+                "larger than {limit} bytes (raise SOURCEBOT_MAX_INPUT_BYTES to read it)"
+            )),
+            other => failed(other.to_string()),
+        })?;
     answer.origin = Origin::File { path: name.clone() };
     Ok(crate::build_report(
         &answer,

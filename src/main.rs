@@ -6,7 +6,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use sourcebot::api::{self, ApiSettings, ApiState};
 use sourcebot::audit;
-use sourcebot::collect::input::{parse_answer, read_limited, FormatHint, InputError};
+use sourcebot::collect::input::{parse_answer_owned, read_limited, FormatHint, InputError};
 use sourcebot::config::Config;
 use sourcebot::install::{
     self, lifecycle::StoreInstallations, oauth::OAuthSettings, rotation::Rotator,
@@ -289,8 +289,8 @@ fn check(args: CheckArgs, mut config: Config) -> anyhow::Result<()> {
         InputFormat::Auto if name.ends_with(".json") => FormatHint::Json,
         InputFormat::Auto => FormatHint::Auto,
     };
-    let mut answer =
-        parse_answer(&bytes, hint, config.max_input_bytes).map_err(|e| input_error(&name, e))?;
+    let mut answer = parse_answer_owned(bytes, hint, config.max_input_bytes)
+        .map_err(|e| input_error(&name, e))?;
     answer.origin = origin;
     let mut report = if args.links.no_verify {
         sourcebot::check_with(

@@ -97,18 +97,57 @@ pub fn parse_answer(
     let text = std::str::from_utf8(bytes).map_err(|e| InputError::NotUtf8 {
         offset: e.valid_up_to(),
     })?;
-    let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
+    let text = without_bom(text);
+    if is_json(text, hint)? {
+        json_answer(text, hint)
+    } else {
+        Ok(Answer::from_text(text))
+    }
+}
+
+/// [`parse_answer`] on bytes it may keep: a text answer becomes the answer's text
+/// without being copied (a file or standard input read whole by the command line).
+pub fn parse_answer_owned(
+    bytes: Vec<u8>,
+    hint: FormatHint,
+    max_bytes: usize,
+) -> Result<Answer, InputError> {
+    if bytes.len() > max_bytes {
+        return Err(InputError::TooLarge { limit: max_bytes });
+    }
+    let mut text = String::from_utf8(bytes).map_err(|e| InputError::NotUtf8 {
+        offset: e.utf8_error().valid_up_to(),
+    })?;
+    if is_json(without_bom(&text), hint)? {
+        return json_answer(without_bom(&text), hint);
+    }
+    if text.starts_with('\u{FEFF}') {
+        text.drain(..'\u{FEFF}'.len_utf8());
+    }
+    Ok(Answer::from_text(text))
+}
+
+/// `text` without a leading byte-order mark.
+fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{FEFF}').unwrap_or(text)
+}
+
+/// Whether `text` (without its byte-order mark) is read as JSON; an error when there is
+/// nothing to read.
+fn is_json(text: &str, hint: FormatHint) -> Result<bool, InputError> {
     if text.trim().is_empty() {
         return Err(InputError::Empty);
     }
-    let is_json = match hint {
+    Ok(match hint {
         FormatHint::Json | FormatHint::SlackMessage => true,
         FormatHint::Text => false,
         FormatHint::Auto => looks_like_json(text),
-    };
-    if !is_json {
-        return Ok(Answer::from_text(text));
-    }
+    })
+}
+
+/// The answer in `text`, JSON: a Slack message when `hint` says so, else any of the
+/// answer shapes [`answer_from_json`] reads.
+fn json_answer(text: &str, hint: FormatHint) -> Result<Answer, InputError> {
     // Lenient: a lone UTF-16 surrogate escape (a string cut mid-emoji) becomes U+FFFD
     // instead of losing the whole input.
     let (value, _repaired) = slack_message::lenient::parse(text).map_err(|e| InputError::Json {
@@ -678,6 +717,47 @@ mod tests {
             parse_answer(b"ab\xffcd", FormatHint::Auto, 100),
             Err(InputError::NotUtf8 { offset: 2 })
         );
+    }
+
+    /// The owned reader decides and errs exactly as the borrowed one, on every hint.
+    #[test]
+    fn owned_bytes_are_read_as_borrowed_ones() {
+        let inputs: [&[u8]; 10] = [
+            b"Deploys freeze on Fridays [1].\n\n[1] https://example.com/a - A",
+            "\u{FEFF}With a byte-order mark [1].\n\n[1] https://example.com/b".as_bytes(),
+            "\u{FEFF}{\"text\":\"a [1]\",\"sources\":[{\"url\":\"https://a.com\"}]}".as_bytes(),
+            br#"{"text":"a","sources":[{"url":5}]}"#,
+            b"{not json",
+            b"   \n ",
+            "\u{FEFF}".as_bytes(),
+            b"ab\xffcd",
+            b"abcdefghijklmnop",
+            br#"{"type":"message","ts":"1.2","text":"hi <https://a.com|A>"}"#,
+        ];
+        for bytes in inputs {
+            for hint in [
+                FormatHint::Auto,
+                FormatHint::Json,
+                FormatHint::Text,
+                FormatHint::SlackMessage,
+            ] {
+                for max in [12, 1 << 20] {
+                    assert_eq!(
+                        parse_answer_owned(bytes.to_vec(), hint, max),
+                        parse_answer(bytes, hint, max),
+                        "{hint:?}, {max}: {:?}",
+                        String::from_utf8_lossy(bytes)
+                    );
+                }
+            }
+        }
+        let answer = parse_answer_owned(
+            "\u{FEFF}Text [1].".as_bytes().to_vec(),
+            FormatHint::Auto,
+            100,
+        )
+        .expect("text");
+        assert_eq!(answer.text, "Text [1].");
     }
 
     #[test]
