@@ -190,7 +190,7 @@ impl NameLookup for DnsLookup {
                         answer
                     } else {
                         Err(LookupError::Unavailable(format!(
-                            "DNS says no name exists, not even {canary}: it cannot be trusted from here"
+                            "this machine's DNS says no name exists, not even {canary}, so it cannot tell whether this one does"
                         )))
                     }
                 }
