@@ -151,17 +151,18 @@ impl Scorer {
         let typed_by_rules = |claim: &Claim| !by_model(claim) || claim.claim_type.is_none();
         // Most claims want only their type: those are typed together, on two threads
         // when there are many.
-        let typed_alone: Vec<&str> = report
-            .claims
-            .iter()
-            .filter(|claim| typed_by_rules(claim) && !wants_source(claim))
-            .map(|claim| claim.text.as_str())
-            .collect();
-        let mut types_alone = self.classifier.claim_types(&typed_alone).into_iter();
-        drop(typed_alone);
+        let mut types_alone = {
+            let typed_alone: Vec<&str> = report
+                .claims
+                .iter()
+                .filter(|claim| typed_by_rules(claim) && !wants_source(claim))
+                .map(|claim| claim.text.as_str())
+                .collect();
+            self.classifier.claim_types(&typed_alone).into_iter()
+        };
         for claim in &mut report.claims {
             let by_model = by_model(claim);
-            let claim_type = match claim.claim_type.filter(|_| by_model) {
+            let claim_type = match claim.claim_type.filter(|_| !typed_by_rules(claim)) {
                 Some(claim_type) => claim_type,
                 None => {
                     let classification = if wants_source(claim) {
