@@ -337,16 +337,14 @@ fn footer_blocks(report: &Report, opts: &RenderOptions) -> Vec<Value> {
     if let Some(line) = dangling_line(report) {
         out.push(context(&[line]));
     }
-    if let Some(text) = uncited_text(report, opts) {
-        out.push(section(&text));
-    }
-    if let Some(text) = unsupported_text(report, opts) {
-        out.push(section(&text));
-    }
-    if let Some(part) = poor_fit_part(report, opts, block_excerpt_chars(opts)) {
-        out.push(section(&fit_quotes(part)));
-    }
-    if let Some(part) = stale_part(report, opts, block_excerpt_chars(opts)) {
+    let excerpt_chars = block_excerpt_chars(opts);
+    let quoted_parts = [
+        uncited_part(report, opts, excerpt_chars),
+        unsupported_part(report, opts, excerpt_chars),
+        poor_fit_part(report, opts, excerpt_chars),
+        stale_part(report, opts, excerpt_chars),
+    ];
+    for part in quoted_parts.into_iter().flatten() {
         out.push(section(&fit_quotes(part)));
     }
     let notes = note_lines(report);
@@ -354,16 +352,6 @@ fn footer_blocks(report: &Report, opts: &RenderOptions) -> Vec<Value> {
         out.push(context(&notes));
     }
     out
-}
-
-/// The uncited-claims text, fitted by [`fit_quotes`].
-fn uncited_text(report: &Report, opts: &RenderOptions) -> Option<String> {
-    uncited_part(report, opts, block_excerpt_chars(opts)).map(fit_quotes)
-}
-
-/// The unsupported-claims text, fitted by [`fit_quotes`].
-fn unsupported_text(report: &Report, opts: &RenderOptions) -> Option<String> {
-    unsupported_part(report, opts, block_excerpt_chars(opts)).map(fit_quotes)
 }
 
 /// How long a quoted claim may be in a block.
