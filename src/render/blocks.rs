@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use super::escape::{clean_text, cut_chars, escape_text};
 use super::mrkdwn::{
     compact_source_line, dangling_line, header_line, heading_line, more_line, note_lines,
-    poor_fit_part, source_line, stale_part, uncited_part, unsupported_part, NO_SOURCES,
+    quoted_parts, source_line, NO_SOURCES,
 };
 use super::{
     dangling_numbers, kind_sections, ordered_sources, plural, source_count, uncited, uncited_total,
@@ -337,14 +337,7 @@ fn footer_blocks(report: &Report, opts: &RenderOptions) -> Vec<Value> {
     if let Some(line) = dangling_line(report) {
         out.push(context(&[line]));
     }
-    let excerpt_chars = block_excerpt_chars(opts);
-    let quoted_parts = [
-        uncited_part(report, opts, excerpt_chars),
-        unsupported_part(report, opts, excerpt_chars),
-        poor_fit_part(report, opts, excerpt_chars),
-        stale_part(report, opts, excerpt_chars),
-    ];
-    for part in quoted_parts.into_iter().flatten() {
+    for part in quoted_parts(report, opts, block_excerpt_chars(opts)) {
         out.push(section(&fit_quotes(part)));
     }
     let notes = note_lines(report);

@@ -193,7 +193,7 @@ pub(crate) fn confidence_line(report: &Report) -> Option<String> {
     );
     let claims = claims_total(report);
     let uncited = uncited_total(report, uncited(report).len());
-    if let Some(part) = uncited_part(uncited, claims) {
+    if let Some(part) = uncited_in_words(uncited, claims) {
         line.push_str(" · ");
         line.push_str(&part);
     }
@@ -203,7 +203,7 @@ pub(crate) fn confidence_line(report: &Report) -> Option<String> {
 /// How many of the answer's claims cite nothing, in words: `2 of 9 claims cite nothing`,
 /// `1 of 1 claim cites nothing`, `every claim cites a source`; nothing when the answer
 /// makes no claim (a list of search results).
-fn uncited_part(uncited: usize, claims: usize) -> Option<String> {
+fn uncited_in_words(uncited: usize, claims: usize) -> Option<String> {
     match (uncited, claims) {
         (_, 0) => None,
         (0, _) => Some("every claim cites a source".to_string()),
@@ -351,21 +351,21 @@ pub(crate) fn dangling_list(report: &Report) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::uncited_part;
+    use super::uncited_in_words;
 
     #[test]
     fn the_uncited_count_reads_as_words() {
-        assert_eq!(uncited_part(0, 0), None);
+        assert_eq!(uncited_in_words(0, 0), None);
         assert_eq!(
-            uncited_part(0, 4).as_deref(),
+            uncited_in_words(0, 4).as_deref(),
             Some("every claim cites a source")
         );
         assert_eq!(
-            uncited_part(1, 1).as_deref(),
+            uncited_in_words(1, 1).as_deref(),
             Some("1 of 1 claim cites nothing")
         );
         assert_eq!(
-            uncited_part(2, 9).as_deref(),
+            uncited_in_words(2, 9).as_deref(),
             Some("2 of 9 claims cite nothing")
         );
     }

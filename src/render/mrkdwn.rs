@@ -51,20 +51,30 @@ pub fn mrkdwn(report: &Report, opts: &RenderOptions) -> String {
         }
     }
     lines.extend(dangling_line(report));
-    if let Some(part) = uncited_part(report, opts, opts.uncited_excerpt_chars) {
-        lines.extend(part.lines());
-    }
-    if let Some(part) = unsupported_part(report, opts, opts.uncited_excerpt_chars) {
-        lines.extend(part.lines());
-    }
-    if let Some(part) = poor_fit_part(report, opts, opts.uncited_excerpt_chars) {
-        lines.extend(part.lines());
-    }
-    if let Some(part) = stale_part(report, opts, opts.uncited_excerpt_chars) {
+    for part in quoted_parts(report, opts, opts.uncited_excerpt_chars) {
         lines.extend(part.lines());
     }
     lines.extend(note_lines(report));
     lines.join("\n")
+}
+
+/// The parts that quote claims, in the order every message shows them: the claims that
+/// cite nothing, those their pages do not support, those whose sources do not suit
+/// them, and those about the present citing old pages; each quote cut to
+/// `excerpt_chars`.
+pub(crate) fn quoted_parts(
+    report: &Report,
+    opts: &RenderOptions,
+    excerpt_chars: usize,
+) -> impl Iterator<Item = UncitedPart> {
+    [
+        uncited_part(report, opts, excerpt_chars),
+        unsupported_part(report, opts, excerpt_chars),
+        poor_fit_part(report, opts, excerpt_chars),
+        stale_part(report, opts, excerpt_chars),
+    ]
+    .into_iter()
+    .flatten()
 }
 
 /// `*Sources* · 7 sources · links not checked`.
@@ -200,7 +210,7 @@ impl UncitedPart {
 
 /// The uncited claims part, with claims quoted to `excerpt_chars` characters (0: whole);
 /// `None` when every claim that wants a source cites one.
-pub(crate) fn uncited_part(
+fn uncited_part(
     report: &Report,
     opts: &RenderOptions,
     excerpt_chars: usize,
@@ -231,7 +241,7 @@ pub(crate) fn uncited_part(
 /// The claims their pages do not support, as the uncited ones are shown: a header, the
 /// quoted claims each with the pages that do not say it (titles escaped, never links),
 /// and how many more; `None` when there are none.
-pub(crate) fn unsupported_part(
+fn unsupported_part(
     report: &Report,
     opts: &RenderOptions,
     excerpt_chars: usize,
@@ -258,7 +268,7 @@ pub(crate) fn unsupported_part(
 /// The claims whose sources do not suit them ([`super::fit`]), as the uncited ones are
 /// shown: a header, each quoted claim with its type, what it cites and what would suit
 /// it (all escaped), and how many more; `None` when there are none.
-pub(crate) fn poor_fit_part(
+fn poor_fit_part(
     report: &Report,
     opts: &RenderOptions,
     excerpt_chars: usize,
@@ -279,11 +289,7 @@ pub(crate) fn poor_fit_part(
 /// The claims about the present that cite old pages ([`super::fit`]), quoted like the
 /// others with the words that tie them to the present and each old page's title and
 /// date (escaped, never links); `None` when there are none.
-pub(crate) fn stale_part(
-    report: &Report,
-    opts: &RenderOptions,
-    excerpt_chars: usize,
-) -> Option<UncitedPart> {
+fn stale_part(report: &Report, opts: &RenderOptions, excerpt_chars: usize) -> Option<UncitedPart> {
     let notes = stale_citations(report)
         .into_iter()
         .map(|stale| (stale.claim, cut_chars(&stale.advice, ADVICE_MAX_CHARS)))
