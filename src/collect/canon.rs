@@ -4,7 +4,9 @@
 //! as `#/page` kept), and tracking parameters (`utm_*`, `fbclid`, … see
 //! [`TRACKING_PARAMS`]) removed from the query while every other parameter keeps its
 //! order and spelling. When a source has no title worth showing, [`title_from_url`]
-//! makes one, and [`title_is_just_url`] tells whether a given title is such a case.
+//! makes one (site by site where host and path alone would give many pages the same
+//! title: see [`super::link_title`]), and [`title_is_just_url`] tells whether a given
+//! title is such a case.
 
 use url::Url;
 
@@ -124,7 +126,10 @@ pub fn canonical_url(raw: &str) -> Result<Url, CanonError> {
     Ok(url)
 }
 
-/// A readable title made from a canonical URL: host (without a leading `www.`) plus the
+/// A readable title made from a canonical URL. Links of sites where many pages share a
+/// host and path (a YouTube video, a search, a Google Doc) get the title their row of
+/// [`super::link_title::QUIRKS`] gives, e.g. `YouTube video dQw4w9WgXcQ` or
+/// `Google search: tide times`. Any other: host (without a leading `www.`) plus the
 /// path trimmed (percent-decoded when that gives valid UTF-8, trailing slash and
 /// `index.html`-style endings dropped, long paths shortened with `…` to about
 /// [`MAX_TITLE_CHARS`] characters), e.g. `https://www.example.com/docs/guide/` ->
@@ -152,7 +157,8 @@ pub fn title_is_just_url(title: &str, url: &str) -> bool {
         return true;
     }
     if title.contains(char::is_whitespace) {
-        return false;
+        // Words: a title from a row of the quirks table, or a path with spaces.
+        return title == title_from_url(url);
     }
     if let Ok(canon_url) = canonicalize(url) {
         if bare(title).eq_ignore_ascii_case(bare(&canon_url))
@@ -279,7 +285,11 @@ pub fn title_from_canonical(url: &Url) -> String {
     }
 }
 
+/// The title a row of [`super::link_title::QUIRKS`] gives `url`, else host and path.
 fn title_from_parsed(url: &Url) -> String {
+    if let Some(title) = super::link_title::title(url) {
+        return title;
+    }
     let full_host = url.host_str().unwrap_or_default();
     let full_host = match full_host.trim_end_matches('.') {
         "" => full_host,
@@ -332,7 +342,7 @@ fn shorten(host: &str, path: &str) -> String {
 }
 
 /// The first `MAX_TITLE_CHARS - 1` characters and `…`, or all of `s` when it fits.
-fn cut(s: &str) -> String {
+pub(super) fn cut(s: &str) -> String {
     match s.char_indices().nth(MAX_TITLE_CHARS) {
         None => s.to_owned(),
         Some(_) => {

@@ -11,6 +11,7 @@ pub mod canon;
 pub mod claims;
 pub mod input;
 pub mod kind;
+pub mod link_title;
 pub mod scan;
 mod sentences;
 pub mod slack_message;

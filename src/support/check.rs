@@ -8,7 +8,8 @@
 //! verdicts replace the built-in ones it gave validly. The whole check runs within a
 //! budget ([`SupportSettings::budget`]); pages not read by then are left unjudged,
 //! and the report says how many. No page text is kept in the report beyond the short
-//! quote.
+//! quote. A page read with a title of its own gives it to its source when the source's
+//! title was only made from the link.
 
 use super::judge::{judge_label, passages_for, verdict_score, LlmJudge};
 use super::passages::Page;
@@ -17,7 +18,7 @@ use crate::llm::CallBudget;
 use crate::metrics::Metrics;
 use crate::model::{ClaimSupport, Report, SourceKind, SupportJudge, SupportVerdict, VerdictClass};
 use crate::page::PageRead;
-use crate::verify::{Checkers, InternalChecker, Verifier};
+use crate::verify::{retitle, Checkers, InternalChecker, Verifier};
 use futures_util::StreamExt;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -181,9 +182,10 @@ pub async fn check_support(
                 },
             };
             let signals = page.page().map(|read| read.signals.clone());
+            let title = page.page().and_then(|read| read.title.clone());
             let source = target.source;
             let results = judge(judges, claims, target, page, budget, deadline).await;
-            Some((source, signals, results))
+            Some((source, signals, title, results))
         }
     }))
     .buffer_unordered(settings.concurrency.max(1));
@@ -194,16 +196,21 @@ pub async fn check_support(
     let mut no_content = 0;
     loop {
         match tokio::time::timeout_at(deadline.into(), judged_pages.next()).await {
-            Ok(Some(Some((source, signals, results)))) => {
+            Ok(Some(Some((source, signals, title, results)))) => {
                 outcome.pages += 1;
-                // What the page shows about itself, for the source's credibility.
                 if let Some(cited) = report
                     .groups
                     .iter_mut()
                     .flat_map(|g| g.sources.iter_mut())
                     .find(|s| s.id == source)
                 {
+                    // What the page shows about itself, for the source's credibility.
                     cited.page = signals;
+                    // Where the page is read, its own title wins over one made from
+                    // the link (never over one the answer gave).
+                    if let Some(title) = title {
+                        retitle(cited, &title);
+                    }
                 }
                 for (claim, support) in results {
                     if let Some(metrics) = &judges.metrics {

@@ -31,7 +31,9 @@ mod probe;
 pub mod resolve;
 
 use crate::metrics::Metrics;
-use crate::model::{Report, SourceKind, Verdict, VerdictClass, VerdictCounts, Verification};
+use crate::model::{
+    Report, Source, SourceKind, Verdict, VerdictClass, VerdictCounts, Verification,
+};
 use crate::state::BotState;
 use cache::{Probed, VerdictCache};
 use fetch::Fetcher;
@@ -862,22 +864,27 @@ fn apply_checked(report: &mut Report, targets: &[Target], checked: Vec<Checked>)
             .and_then(|g| g.sources.get_mut(target.source_index))
         {
             source.verdict = checked.verdict;
-            let title = checked
-                .title
-                .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
-                .filter(|t| !t.is_empty());
-            if let Some(title) = title {
-                let made_from_link = source.link().is_some_and(|link| {
-                    crate::collect::canon::title_from_url(link) == source.title
-                }) || source
-                    .url
-                    .as_deref()
-                    .is_some_and(|url| crate::collect::canon::title_from_url(url) == source.title);
-                if made_from_link {
-                    source.title = title.chars().take(crate::page::MAX_TITLE_CHARS).collect();
-                }
+            if let Some(title) = checked.title {
+                retitle(source, &title);
             }
         }
+    }
+}
+
+/// Gives `source` the `title` its page or product shows (whitespace collapsed, at most
+/// [`crate::page::MAX_TITLE_CHARS`] characters) when its title was made from its link
+/// ([`crate::collect::canon::title_from_url`]); a title the answer gave is kept, and so
+/// is the made one when `title` is blank.
+pub(crate) fn retitle(source: &mut Source, title: &str) {
+    let title = title.split_whitespace().collect::<Vec<_>>().join(" ");
+    if title.is_empty() {
+        return;
+    }
+    let made_from = |link: &str| crate::collect::canon::title_from_url(link) == source.title;
+    let made_from_link =
+        source.link().is_some_and(made_from) || source.url.as_deref().is_some_and(made_from);
+    if made_from_link {
+        source.title = title.chars().take(crate::page::MAX_TITLE_CHARS).collect();
     }
 }
 
