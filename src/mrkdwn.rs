@@ -150,14 +150,156 @@ impl Angle<'_> {
                 Some(text) => text.to_string(),
                 None => match command {
                     "here" | "channel" | "everyone" => format!("@{command}"),
-                    other => other
-                        .split_once('^')
-                        .map_or(other, |(_, rest)| rest)
-                        .to_string(),
+                    other => match date_command(other) {
+                        Some(shown) => shown,
+                        None => other
+                            .split_once('^')
+                            .map_or(other, |(_, rest)| rest)
+                            .to_string(),
+                    },
                 },
             }),
         }
     }
+}
+
+/// Whether `content` (what stands between `<` and `>`) is one of Slack's mentions or
+/// commands: `@` or `#` and an id (`@U0123|ada`, `#C0123`), or `!` and one of `here`,
+/// `channel`, `everyone`, `subteam^…`, `date^…`. Other text in angle brackets that
+/// starts with those characters (`<!-- a comment -->`, `<#fff>`…) is not.
+pub fn is_control_sequence(content: &str) -> bool {
+    let head = content.split('|').next().unwrap_or_default();
+    if let Some(id) = head.strip_prefix('@').or_else(|| head.strip_prefix('#')) {
+        return !id.is_empty()
+            && id.len() <= 64
+            && id.bytes().all(|b| b.is_ascii_alphanumeric())
+            && id
+                .bytes()
+                .any(|b| b.is_ascii_digit() || b.is_ascii_uppercase());
+    }
+    match head.strip_prefix('!') {
+        Some("here" | "channel" | "everyone") => true,
+        Some(command) => command.starts_with("subteam^") || command.starts_with("date^"),
+        None => false,
+    }
+}
+
+/// `date^1392734382^{date_short} at {time}` (the command of a `<!date^…>` without a
+/// fallback) as Slack shows it, in UTC: never the raw epoch seconds. `None` when it is
+/// not a date command or its timestamp is not a number.
+fn date_command(command: &str) -> Option<String> {
+    let mut parts = command.strip_prefix("date^")?.split('^');
+    let timestamp: i64 = parts.next()?.trim().parse().ok()?;
+    let format = parts.next().unwrap_or("{date_short}");
+    Some(format_slack_date(timestamp, format))
+}
+
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+const WEEKDAYS: [&str; 7] = [
+    "Sunday",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+];
+
+/// Timestamps formatted at most: about ±10,000 years either side of 1970.
+const MAX_DATE_SECONDS: i64 = 315_537_897_599;
+
+/// A Unix `timestamp` written with Slack's date tokens (`{date_num}` 2014-02-18,
+/// `{date_slash}` 02/18/2014, `{date}` February 18th, 2014, `{date_short}` Feb 18, 2014,
+/// `{date_long}` Tuesday, February 18th, 2014, their `_pretty` forms, `{time}` 6:39 AM,
+/// `{time_secs}` 6:39:42 AM, `{ago}`), in UTC: a reader of a message cannot know the
+/// viewer's time zone, and "today" depends on when it is read, so the `_pretty` forms
+/// and `{ago}` are written as dates. Other text in `format` is kept as it is.
+pub fn format_slack_date(timestamp: i64, format: &str) -> String {
+    let timestamp = timestamp.clamp(-MAX_DATE_SECONDS, MAX_DATE_SECONDS);
+    let days = timestamp.div_euclid(86_400);
+    let seconds = timestamp.rem_euclid(86_400);
+    let (year, month, day) = civil_from_days(days);
+    let month_name = MONTHS[(month - 1) as usize];
+    let weekday = WEEKDAYS[(days + 4).rem_euclid(7) as usize];
+    let ordinal = format!("{day}{}", ordinal_suffix(day));
+    let (hour, minute, second) = (seconds / 3600, seconds / 60 % 60, seconds % 60);
+    let (hour12, meridiem) = match hour {
+        0 => (12, "AM"),
+        1..=11 => (hour, "AM"),
+        12 => (12, "PM"),
+        _ => (hour - 12, "PM"),
+    };
+    let date = format!("{month_name} {ordinal}, {year}");
+    let date_long = format!("{weekday}, {date}");
+    let date_short = format!("{} {day}, {year}", &month_name[..3]);
+    let mut out = String::with_capacity(format.len() + 16);
+    let mut rest = format;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open..];
+        let Some(close) = after.find('}') else {
+            rest = after;
+            break;
+        };
+        let token = &after[1..close];
+        match token {
+            "date_num" => out.push_str(&format!("{year:04}-{month:02}-{day:02}")),
+            "date_slash" => out.push_str(&format!("{month:02}/{day:02}/{year:04}")),
+            "date" | "date_pretty" | "ago" | "day_divider_pretty" => out.push_str(&date),
+            "date_short" | "date_short_pretty" => out.push_str(&date_short),
+            "date_long" | "date_long_pretty" | "date_long_full" => out.push_str(&date_long),
+            "time" => out.push_str(&format!("{hour12}:{minute:02} {meridiem}")),
+            "time_secs" => out.push_str(&format!("{hour12}:{minute:02}:{second:02} {meridiem}")),
+            _ => out.push_str(&after[..=close]),
+        }
+        rest = &after[close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `st`, `nd`, `rd` or `th` for a day of the month.
+fn ordinal_suffix(day: u32) -> &'static str {
+    match (day % 10, day % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    }
+}
+
+/// Year, month (1–12) and day (1–31) of a count of days since 1970-01-01 in the
+/// proleptic Gregorian calendar (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let shifted_month = (5 * day_of_year + 2) / 153;
+    let day = (day_of_year - (153 * shifted_month + 2) / 5 + 1) as u32;
+    let month = if shifted_month < 10 {
+        shifted_month + 3
+    } else {
+        shifted_month - 9
+    } as u32;
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
 }
 
 /// Reads the content of a `<…>` sequence (without the brackets).
@@ -181,6 +323,82 @@ pub fn angle(content: &str) -> Angle<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dates_read_as_slack_shows_them_never_as_epoch_seconds() {
+        // Slack's reference example: 1392734382 is Tuesday, February 18th, 2014, 14:39:42 UTC.
+        let ts = 1_392_734_382;
+        assert_eq!(format_slack_date(ts, "{date_num}"), "2014-02-18");
+        assert_eq!(format_slack_date(ts, "{date_slash}"), "02/18/2014");
+        assert_eq!(format_slack_date(ts, "{date}"), "February 18th, 2014");
+        assert_eq!(format_slack_date(ts, "{date_short}"), "Feb 18, 2014");
+        assert_eq!(
+            format_slack_date(ts, "{date_long} at {time}"),
+            "Tuesday, February 18th, 2014 at 2:39 PM"
+        );
+        assert_eq!(format_slack_date(ts, "{time_secs}"), "2:39:42 PM");
+        assert_eq!(
+            format_slack_date(0, "{date_num} {time}"),
+            "1970-01-01 12:00 AM"
+        );
+        assert_eq!(
+            format_slack_date(951_782_400, "{date}"),
+            "February 29th, 2000"
+        );
+        assert_eq!(format_slack_date(-86_400, "{date_num}"), "1969-12-31");
+        assert_eq!(
+            format_slack_date(ts, "{unknown} {date_num"),
+            "{unknown} {date_num"
+        );
+        for day in [1u32, 2, 3, 4, 11, 12, 13, 21, 22, 23, 31] {
+            let expected = match day {
+                1 | 21 | 31 => "st",
+                2 | 22 => "nd",
+                3 | 23 => "rd",
+                _ => "th",
+            };
+            assert_eq!(ordinal_suffix(day), expected, "{day}");
+        }
+        // Out-of-range timestamps are clamped, not a panic.
+        assert!(!format_slack_date(i64::MAX, "{date}").is_empty());
+        assert!(!format_slack_date(i64::MIN, "{date}").is_empty());
+        assert_eq!(
+            angle("!date^1392734382^{date_num}").shown().as_deref(),
+            Some("2014-02-18")
+        );
+        assert_eq!(
+            angle("!date^1392734382^{date_num}|Feb 18")
+                .shown()
+                .as_deref(),
+            Some("Feb 18")
+        );
+    }
+
+    #[test]
+    fn control_sequences_are_told_from_other_angle_text() {
+        for yes in [
+            "@U0123",
+            "@U0123|ada",
+            "#C0123|general",
+            "!here",
+            "!channel|channel",
+            "!subteam^S1|@ops",
+            "!date^1^{date}|x",
+        ] {
+            assert!(is_control_sequence(yes), "{yes}");
+        }
+        for no in [
+            "!-- comment --",
+            "#fff",
+            "@",
+            "@ada smith",
+            "!important",
+            "#",
+            "b",
+        ] {
+            assert!(!is_control_sequence(no), "{no}");
+        }
+    }
 
     #[test]
     fn entities_are_decoded_once() {

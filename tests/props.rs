@@ -1,9 +1,11 @@
 //! Properties of the whole pipeline on arbitrary text: collect and render never panic,
 //! every unique source is either listed or counted in "…and N more", Block Kit output
-//! stays inside Slack's limits, claim spans are sound, and nothing a source says becomes
-//! a mention.
+//! stays inside Slack's limits, claim spans are sound and a claim's text is its span as
+//! a person reads it, and nothing a source says becomes a mention.
 
 use proptest::prelude::*;
+use sourcebot::collect::readable::readable_text;
+use sourcebot::collect::scan::{scan, LinkForm};
 use sourcebot::collect::CollectOptions;
 use sourcebot::model::Answer;
 use sourcebot::render::{self, RenderOptions};
@@ -57,7 +59,22 @@ proptest! {
         for claim in &report.claims {
             prop_assert!(claim.span.start >= last_end && claim.span.end <= text.len());
             prop_assert!(text.is_char_boundary(claim.span.start) && text.is_char_boundary(claim.span.end));
-            prop_assert_eq!(&text[claim.span.start..claim.span.end], claim.text.as_str());
+            // A claim's text is its span as a person reads it.
+            prop_assert_eq!(
+                readable_text(&text, claim.span, &scan(&text).shown),
+                claim.text.as_str()
+            );
+            // No link the scan found is left as markup in it (where its markup is written
+            // only once in the claim, so that no unread copy of it can be what is seen).
+            let written = &text[claim.span.start..claim.span.end];
+            for link in scan(&text).links.iter().filter(|l| {
+                l.form != LinkForm::Bare && l.span.start >= claim.span.start && l.span.end <= claim.span.end
+            }) {
+                let markup = &text[link.span.start..link.span.end];
+                if written.matches(markup).count() == 1 {
+                    prop_assert!(!claim.text.contains(markup), "{:?}", claim.text);
+                }
+            }
             prop_assert!(claim.cites.iter().all(|id| *id >= 1 && *id <= total));
             last_end = claim.span.end;
         }

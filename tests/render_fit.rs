@@ -187,7 +187,11 @@ fn a_model_classification_is_shown_as_it_recommends_and_stays_text() {
             ),
             "{slack}"
         );
-        assert!(slack.contains("take &lt;!channel&gt; 500 mg &lt;@U123ABC&gt; of it"));
+        // The claim reads as a person reads it (mentions as `@…`), never as markup.
+        assert!(
+            slack.contains("take @channel 500 mg @U123ABC of it"),
+            "{slack}"
+        );
         for raw in ["<!here>", "<!channel>", "<@U123ABC>", "<https://evil"] {
             assert!(!slack.contains(raw), "{raw} became markup: {slack}");
         }

@@ -10,6 +10,10 @@ use sourcebot::collect::slack_message::{read_message, ReadOptions};
 use sourcebot::collect::{collect, CollectOptions, Collected};
 use std::collections::BTreeMap;
 
+#[path = "support/markup.rs"]
+mod markup;
+use markup::has_link_markup;
+
 /// The URLs pieces link to: distinct pages, one of them written with a tracking
 /// parameter and an upper-case host in some places (the same page).
 const PAGES: [&str; 5] = [
@@ -228,8 +232,102 @@ fn any_json() -> impl Strategy<Value = Value> {
     })
 }
 
+/// One way a sentence can carry a link or other markup, and the words a person reads.
+fn marked_up(form: u8, url: &str, label: &str) -> (String, String) {
+    let host_path = url.split_once("://").map_or(url, |(_, rest)| rest);
+    match form % 10 {
+        0 => (format!("<{url}|{label}>"), label.to_string()),
+        1 => (format!("<{url}>"), url.to_string()),
+        2 => (format!("<www.{host_path}|{label}>"), label.to_string()),
+        3 => (format!("*<{url}|{label}>*"), label.to_string()),
+        4 => (format!("<@U07DANA001|{label}>"), format!("@{label}")),
+        5 => (format!("<#C07BUILDS1|{label}>"), format!("#{label}")),
+        6 => (format!("`{label}`"), label.to_string()),
+        7 => (format!("_{label}_"), label.to_string()),
+        8 => (
+            format!("<!date^1731542400^{{date_num}}|{label}>"),
+            label.to_string(),
+        ),
+        _ => (format!("~{label}~"), label.to_string()),
+    }
+}
+
+/// Where a generated sentence is put: a section, a markdown block (its links written
+/// the Markdown way), a rich-text section (links as link elements), an attachment's
+/// text or one of its fields.
+fn placed(place: u8, sentences: &[(String, String, String)]) -> Value {
+    let mrkdwn_text: String = sentences
+        .iter()
+        .map(|(mrkdwn, _, _)| mrkdwn.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    match place % 5 {
+        0 => {
+            json!({"blocks": [{"type": "section", "text": {"type": "mrkdwn", "text": mrkdwn_text}}]})
+        }
+        1 => {
+            let markdown: String = sentences
+                .iter()
+                .map(|(_, markdown, _)| markdown.as_str())
+                .collect::<Vec<_>>()
+                .join(" ");
+            json!({"blocks": [{"type": "markdown", "text": markdown}]})
+        }
+        2 => {
+            let runs: Vec<Value> = sentences
+                .iter()
+                .flat_map(|(_, _, words)| {
+                    vec![
+                        json!({"type": "text", "text": format!("{words} in 2024 rose 12% per ")}),
+                        json!({"type": "link", "url": PAGES[1], "text": "the report"}),
+                        json!({"type": "text", "text": ". "}),
+                    ]
+                })
+                .collect();
+            json!({"blocks": [{"type": "rich_text", "elements": [{"type": "rich_text_section", "elements": runs}]}]})
+        }
+        3 => json!({"blocks": [], "attachments": [{"text": mrkdwn_text, "fallback": "x"}]}),
+        _ => json!({"blocks": [], "attachments": [{"fallback": "x", "fields": [
+            {"title": "Summary", "value": mrkdwn_text, "short": false}]}]}),
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn no_claim_holds_link_markup(
+        sentences in prop::collection::vec(
+            (any::<u8>(), 0..PAGES.len(), "[a-z]{2,8}( [a-z]{2,8}){0,2}", "[A-Z][a-z]{2,8}( [a-z]{2,8}){2,5}"),
+            1..6,
+        ),
+        place in any::<u8>(),
+    ) {
+        let sentences: Vec<(String, String, String)> = sentences
+            .iter()
+            .map(|(form, page, label, words)| {
+                let url = PAGES[*page];
+                let (markup, _) = marked_up(*form, url, label);
+                let mrkdwn = format!("{words} grew 40% in 2023 per {markup}.");
+                let markdown = format!("{words} grew 40% in 2023 per [{label}]({url}) and **{label}**.");
+                (mrkdwn, markdown, words.clone())
+            })
+            .collect();
+        let mut message = placed(place, &sentences);
+        message["type"] = json!("message");
+        message["ts"] = json!("1700000000.000100");
+        let c = collected(&message);
+        prop_assert!(!c.claims.is_empty(), "no claims in {}", message);
+        for claim in &c.claims {
+            prop_assert!(
+                has_link_markup(&claim.text).is_none(),
+                "{:?} in claim {:?} of {}",
+                has_link_markup(&claim.text),
+                claim.text,
+                message
+            );
+        }
+    }
 
     #[test]
     fn every_displayed_url_is_found_once_with_a_reference_per_place(

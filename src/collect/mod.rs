@@ -12,6 +12,7 @@ pub mod claims;
 pub mod input;
 pub mod kind;
 pub mod link_title;
+pub mod readable;
 pub mod scan;
 mod sentences;
 pub mod slack_message;
@@ -87,7 +88,7 @@ pub fn collect(answer: &Answer, options: &CollectOptions) -> Collected {
 fn collect_on(answer: &Answer, options: &CollectOptions, two_threads: bool) -> Collected {
     let scan = scan::scan(&answer.text);
     let mut builder = Builder::new(options);
-    let opaque = scan.citations();
+    let opaque = scan.opaque();
     let sentences = if two_threads {
         // A second core splits the sentences (which needs no source) while this one
         // gathers the sources; then each reads the signals of half of the sentences.
@@ -116,7 +117,12 @@ fn collect_on(answer: &Answer, options: &CollectOptions, two_threads: bool) -> C
         let spans = claims::split_claims(&answer.text, &opaque, &scan.non_prose());
         sentences_at(&answer.text, &spans, &opaque)
     };
-    let claims = claims_of(sentences, &builder.citation_targets);
+    let claims = claims_of(
+        sentences,
+        &builder.citation_targets,
+        &answer.text,
+        &scan.shown,
+    );
     builder.finish(answer, claims)
 }
 

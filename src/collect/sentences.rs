@@ -13,38 +13,36 @@ pub(super) struct ClaimTally {
     pub(super) uncited: usize,
 }
 
-/// A claim sentence before its sources are known: its span, and its text and signals
-/// when it is among the first [`MAX_LISTED_CLAIMS`] (the others only count).
-pub(super) struct Sentence<'t> {
+/// A claim sentence before its sources are known: its span and what in it asks for a
+/// source.
+pub(super) struct Sentence {
     pub(super) span: Span,
-    pub(super) text: &'t str,
     pub(super) signals: Vec<ClaimSignal>,
 }
 
 /// The claim sentences at `spans` of `text` and what in each asks for a source
-/// (`opaque`: the citations and links, blanked before the signals are read).
-pub(super) fn sentences_at<'t>(
-    text: &'t str,
-    spans: &[Span],
-    opaque: &[Span],
-) -> Vec<Sentence<'t>> {
+/// (`opaque`: the citations, links and code, blanked before the signals are read).
+pub(super) fn sentences_at(text: &str, spans: &[Span], opaque: &[Span]) -> Vec<Sentence> {
     spans
         .iter()
         .map(|&span| {
             let sentence = &text[span.start..span.end];
             Sentence {
                 span,
-                text: sentence,
                 signals: claims::claim_signals(&blank_spans(sentence, span.start, opaque)),
             }
         })
         .collect()
 }
 
-/// The claims: each sentence with the sources it cites, and the counts.
+/// The claims: each sentence with the sources it cites, and the counts. The first
+/// [`MAX_LISTED_CLAIMS`] are listed with their text as a person reads it
+/// ([`readable::readable_text`] over the scan's `shown` markup); the others only count.
 pub(super) fn claims_of(
-    sentences: Vec<Sentence<'_>>,
+    sentences: Vec<Sentence>,
     citation_targets: &[(Span, usize)],
+    text: &str,
+    shown: &[scan::Shown],
 ) -> ClaimTally {
     let mut tally = ClaimTally {
         listed: Vec::with_capacity(sentences.len().min(MAX_LISTED_CLAIMS)),
@@ -57,7 +55,7 @@ pub(super) fn claims_of(
         tally.uncited += usize::from(cites.is_empty() && !sentence.signals.is_empty());
         if tally.listed.len() < MAX_LISTED_CLAIMS {
             tally.listed.push(Claim {
-                text: sentence.text.to_string(),
+                text: readable::readable_text(text, sentence.span, shown),
                 span: sentence.span,
                 cites,
                 signals: sentence.signals,

@@ -28,9 +28,13 @@ pub enum ClaimSignal {
 /// A sentence of the answer and the sources it cites.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Claim {
-    /// The sentence, with citation markers left in.
+    /// The sentence as a person reads it: links as their labels (or their URLs when
+    /// they have none), mentions as `@name`, dates as dates, code as its code, emphasis
+    /// markers dropped, whitespace collapsed; citation markers and `:emoji:` codes left
+    /// as Slack shows them (see [`crate::collect::readable`]).
     pub text: String,
-    /// Where it stands in the answer text.
+    /// Where the sentence stands in the answer's text as written ([`super::Answer::text`],
+    /// byte offsets): the markup is there.
     pub span: Span,
     /// Ids of the sources it cites (through markers or links).
     pub cites: Vec<usize>,

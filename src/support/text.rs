@@ -207,6 +207,15 @@ pub fn tokenize(text: &str) -> Vec<Token> {
                 }
             }
         }
+        if c == ':' {
+            // A Slack emoji code (`:rocket:`, `:+1:`): shown as a picture, not a word.
+            if let Some(len) = emoji_code_len(text, start) {
+                while chars.peek().is_some_and(|&(i, _)| i < start + len) {
+                    chars.next();
+                }
+                continue;
+            }
+        }
         if c.is_alphanumeric() {
             let mut end = start;
             let mut number = c.is_ascii_digit();
@@ -235,6 +244,31 @@ pub fn tokenize(text: &str) -> Vec<Token> {
         chars.next();
     }
     tokens
+}
+
+/// Slack's emoji whose names hold no letter.
+const NUMBER_EMOJI: [&str; 4] = ["+1", "-1", "100", "1234"];
+
+/// Length of the Slack emoji code (`:name:`) starting at the `:` at `at`: a name of
+/// lower-case letters, digits, `_`, `+`, `-` and `'` holding a letter (or one of
+/// [`NUMBER_EMOJI`]), not glued to a
+/// word before it (so `10:30:45` and `Note:x:` are not codes).
+fn emoji_code_len(text: &str, at: usize) -> Option<usize> {
+    if text[..at]
+        .chars()
+        .next_back()
+        .is_some_and(char::is_alphanumeric)
+    {
+        return None;
+    }
+    let rest = &text[at + 1..];
+    let close = rest.bytes().take(64).position(|b| b == b':')?;
+    let name = &rest[..close];
+    let valid = (name.bytes().any(|b| b.is_ascii_lowercase()) || NUMBER_EMOJI.contains(&name))
+        && name.bytes().all(|b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'_' | b'+' | b'-' | b'\'')
+        });
+    valid.then_some(close + 2)
 }
 
 fn next_is_alpha(text: &str, at: usize) -> bool {
@@ -309,6 +343,18 @@ mod tests {
         let tokens = tokenize("The tube can't be placed");
         assert!(tokens[0].stop);
         assert!(tokens.iter().any(|t| t.negation));
+    }
+
+    #[test]
+    fn emoji_codes_are_not_words() {
+        assert_eq!(
+            stems("Deploys shipped :rocket: :+1::skin-tone-2: at 10:30:45, see note:x: here"),
+            ["deploy", "ship", "at", "10", "30", "45", "see", "note", "x", "here"]
+        );
+        assert_eq!(
+            stems(":NotEmoji: and :: and :12:"),
+            ["notemoji", "and", "and", "12"]
+        );
     }
 
     #[test]

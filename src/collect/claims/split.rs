@@ -205,10 +205,15 @@ impl<'t, 's> Splitter<'t, 's> {
         let mut prev = LineKind::Blank;
         let mut prev_last: Option<char> = None;
         let mut fence: Option<&str> = None;
+        let mut prev_quoted = false;
         for i in 0..lines.len() {
             let line = lines[i];
             // Text already read, or excluded, is not classified on its own.
             let covered = line.start < self.pos || self.line_start_excluded(line.start);
+            // A block quote is its own piece of text: no sentence runs into or out of it.
+            let quoted = quote_prefix_len(&self.text[line.start..line.end]) > 0;
+            let quote_edge = !covered && quoted != prev_quoted;
+            prev_quoted = quoted;
             let next = lines.get(i + 1).copied();
             let mut kind = self.classify(line, next, prev, prev_last, covered);
             if let Some(marker) = self.fence_marker(line, covered) {
@@ -232,7 +237,9 @@ impl<'t, 's> Splitter<'t, 's> {
                     self.scan_line(from, line.end);
                 }
                 LineKind::Text(from) => {
-                    if line.start >= self.pos && !self.joins(prev_last, from, line.end) {
+                    if line.start >= self.pos
+                        && (quote_edge || !self.joins(prev_last, from, line.end))
+                    {
                         self.flush();
                     }
                     self.scan_line(from, line.end);

@@ -96,7 +96,8 @@ pub struct RefEntry {
     pub title: Option<String>,
 }
 
-/// A link written with a scheme other than http/https (`ftp:`, `javascript:`…).
+/// A link written with a scheme other than http/https (`ftp:`, `file:`, `slack:`,
+/// `javascript:`…), as a Markdown or Slack link or bare with `://`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnsupportedLink {
     /// Where it stands.
@@ -120,16 +121,47 @@ pub struct Scan {
     pub refs: Vec<RefEntry>,
     /// Links with a scheme sourcebot does not check.
     pub unsupported: Vec<UnsupportedLink>,
-    /// Code spans and fenced code blocks.
+    /// Fenced code blocks (not prose).
     pub code: Vec<Span>,
+    /// Inline code spans (part of the sentence they stand in; links inside are examples).
+    pub code_spans: Vec<Span>,
+    /// Markup that reads as something else, in text order: what a person sees for each
+    /// link, image, mention and code span (see [`Shown`]).
+    pub shown: Vec<Shown>,
     /// Links found beyond [`MAX_LINKS_READ`], counted but not kept.
     pub links_not_read: usize,
     /// Markers found beyond [`MAX_MARKERS_READ`], counted but not kept.
     pub markers_not_read: usize,
 }
 
+/// A piece of markup and what a person reads in its place: a link's label (or its URL
+/// when it has none), an image's alt text, a mention's `@name`, a code span's code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shown {
+    /// The markup in the text.
+    pub span: Span,
+    /// What it reads as.
+    pub as_text: ShownText,
+}
+
+/// What a piece of markup reads as.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShownText {
+    /// Words, as written at this span of the text (a Markdown label, an image's alt
+    /// text): emphasis markers inside are still markup.
+    Words(Span),
+    /// Words that had to be decoded (a Slack label's entities, a mention's name).
+    DecodedWords(String),
+    /// Literal text at this span of the text (a code span's code, a bare URL): shown
+    /// exactly, never read as markup.
+    Literal(Span),
+    /// Literal text that had to be decoded (a URL's entities or backslash escapes).
+    DecodedLiteral(String),
+}
+
 impl Scan {
-    /// Spans that are not prose: code and reference lines, sorted and non-overlapping.
+    /// Spans that are not prose: fenced code and reference lines, sorted and
+    /// non-overlapping.
     pub fn non_prose(&self) -> Vec<Span> {
         let mut spans: Vec<Span> = self.code.to_vec();
         spans.extend(self.refs.iter().map(|r| r.span));
@@ -144,6 +176,16 @@ impl Scan {
         spans.extend(self.markers.iter().map(|m| m.span));
         spans.extend(self.label_uses.iter().map(|m| m.span));
         spans.extend(self.unsupported.iter().map(|m| m.span));
+        merge_spans(spans)
+    }
+
+    /// Spans a sentence is never split inside, and whose words are not read for the
+    /// signals that a sentence wants a source: the [`Scan::citations`], code spans, and
+    /// other markup that reads as something else (images, mentions).
+    pub fn opaque(&self) -> Vec<Span> {
+        let mut spans = self.citations();
+        spans.extend(self.code_spans.iter().copied());
+        spans.extend(self.shown.iter().map(|s| s.span));
         merge_spans(spans)
     }
 }
@@ -166,6 +208,10 @@ pub fn merge_spans(mut spans: Vec<Span>) -> Vec<Span> {
 pub const MAX_LINKS_READ: usize = 200_000;
 /// Most citation markers kept per text; more are counted in [`Scan::markers_not_read`].
 pub const MAX_MARKERS_READ: usize = 200_000;
+
+/// Most pieces of markup whose reading is kept per text ([`Scan::shown`]); past it,
+/// claims show the rest of the markup as written.
+pub const MAX_SHOWN_READ: usize = 400_000;
 
 /// Longest label, reference title or `(via …)` name read, in bytes; longer constructs
 /// are not treated as links (their URL is still found as a bare URL).
@@ -285,9 +331,11 @@ impl<'a> Scanner<'a> {
                 b'[' => self.bracket(pos),
                 b'!' if self.bytes.get(pos + 1) == Some(&b'[') => self.image(pos),
                 b'(' => self.via_note(pos),
-                b':' => {
-                    scheme_start(self.bytes, pos, consumed).and_then(|start| self.bare_url(start))
-                }
+                b':' => match scheme_start(self.bytes, pos, consumed) {
+                    Some(start) => self.bare_url(start),
+                    None => other_scheme_start(self.text, pos, consumed)
+                        .and_then(|start| self.bare_other_scheme(start)),
+                },
                 b'w' | b'W' if is_www(&self.bytes[pos..]) => self.bare_url(pos),
                 _ => None,
             };
@@ -314,6 +362,22 @@ impl<'a> Scanner<'a> {
             self.out.links.push(link);
         } else {
             self.out.links_not_read += 1;
+        }
+    }
+
+    fn push_unsupported(&mut self, link: UnsupportedLink) {
+        if self.out.unsupported.len() < MAX_LINKS_READ {
+            self.out.unsupported.push(link);
+        } else {
+            self.out.links_not_read += 1;
+        }
+    }
+
+    /// Records what the markup at `span` reads as, within [`MAX_SHOWN_READ`] (past it,
+    /// claims show the markup as written).
+    fn push_shown(&mut self, span: Span, as_text: ShownText) {
+        if self.out.shown.len() < MAX_SHOWN_READ {
+            self.out.shown.push(Shown { span, as_text });
         }
     }
 
@@ -347,7 +411,11 @@ impl<'a> Scanner<'a> {
                 .count();
             if close_run == run {
                 let end = close + run;
-                self.out.code.push(Span::new(pos, end));
+                self.out.code_spans.push(Span::new(pos, end));
+                self.push_shown(
+                    Span::new(pos, end),
+                    ShownText::Literal(code_span_content(self.text, body_start, close)),
+                );
                 return Some(end);
             }
             search = close + close_run;
@@ -356,10 +424,19 @@ impl<'a> Scanner<'a> {
         Some(body_start)
     }
 
-    /// `<url|label>` and `<url>` (Slack and Markdown autolinks).
+    /// `<url|label>` and `<url>` (Slack and Markdown autolinks), `<www.…|label>` (Slack
+    /// makes it a link), links with other schemes (`<mailto:…|…>`, `<ftp://…>`), and
+    /// Slack's mentions and commands (`<@U1|ada>`, `<#C1|general>`, `<!here>`).
     fn angle(&mut self, pos: usize) -> Option<usize> {
         let rest = &self.text[pos + 1..];
-        let scheme_len = scheme_prefix_len(rest)?;
+        if matches!(rest.as_bytes().first(), Some(b'@' | b'#' | b'!')) {
+            return self.mention(pos);
+        }
+        let http = scheme_prefix_len(rest).or_else(|| is_www(rest.as_bytes()).then_some(4));
+        let scheme_len = match http {
+            Some(len) => len,
+            None => other_scheme_len(rest)?,
+        };
         let url_len = rest
             .bytes()
             .position(|b| matches!(b, b'|' | b'>' | b'<') || b.is_ascii_whitespace())?;
@@ -387,18 +464,55 @@ impl<'a> Scanner<'a> {
         };
         let end = pos + 1 + close + 1;
         let url = crate::mrkdwn::decode_entities(url);
+        let label = label
+            .map(crate::mrkdwn::decode_entities)
+            .filter(|l| !l.trim().is_empty());
         let span = Span::new(pos, end);
-        if !is_http_scheme(&url) {
-            self.out.unsupported.push(UnsupportedLink { span, url });
+        self.push_shown(
+            span,
+            match &label {
+                Some(label) => ShownText::DecodedWords(label.clone()),
+                None => ShownText::DecodedLiteral(url.clone()),
+            },
+        );
+        if http.is_none() {
+            if !is_ignored_scheme(&url) {
+                self.push_unsupported(UnsupportedLink { span, url });
+            }
             return Some(end);
         }
         self.push_link(InlineLink {
             span,
             url,
-            label: label.map(crate::mrkdwn::decode_entities),
+            label,
             form: LinkForm::Slack,
             declared_kind: None,
         });
+        Some(end)
+    }
+
+    /// `<@U1>`, `<@U1|ada>`, `<#C1|general>`, `<!here>`, `<!subteam^S1|@ops>`,
+    /// `<!date^…|fallback>`: read as what Slack shows (`@ada`, `#general`, the date).
+    /// Anything else in angle brackets that starts with `@`, `#` or `!` is text.
+    fn mention(&mut self, pos: usize) -> Option<usize> {
+        let rest = &self.text[pos + 1..];
+        let close = rest
+            .bytes()
+            .take(MAX_LABEL_BYTES)
+            .position(|b| matches!(b, b'>' | b'<' | b'\n'))?;
+        if rest.as_bytes()[close] != b'>' {
+            return None;
+        }
+        let content = &rest[..close];
+        if !crate::mrkdwn::is_control_sequence(content) {
+            return None;
+        }
+        let shown = crate::mrkdwn::angle(content).shown()?;
+        let end = pos + 1 + close + 1;
+        self.push_shown(
+            Span::new(pos, end),
+            ShownText::DecodedWords(crate::mrkdwn::decode_entities(&shown)),
+        );
         Some(end)
     }
 
@@ -407,6 +521,8 @@ impl<'a> Scanner<'a> {
     fn image(&mut self, pos: usize) -> Option<usize> {
         let (_, after_label) = bracket_content(self.text, pos + 1)?;
         let (_, _, end) = link_destination(self.text, after_label)?;
+        let alt = Span::new(pos + 2, after_label - 1);
+        self.push_shown(Span::new(pos, end), ShownText::Words(alt));
         Some(end)
     }
 
@@ -422,11 +538,15 @@ impl<'a> Scanner<'a> {
         }
         if let Some((id, end)) = bracket_content(self.text, after_label) {
             let id = id.trim();
-            if !id.is_empty() && parse_marker_numbers(id).is_none() {
+            // `[https://a][https://b]`: two bracketed URLs side by side, not a reference.
+            let urls_side_by_side = starts_with_url(label) || starts_with_url(id);
+            if !id.is_empty() && parse_marker_numbers(id).is_none() && !urls_side_by_side {
                 self.out.label_uses.push(LabelUse {
                     span: Span::new(pos, end),
                     id: id.to_lowercase(),
                 });
+                let label = Span::new(pos + 1, after_label - 1);
+                self.push_shown(Span::new(pos, end), ShownText::Words(label));
                 return Some(end);
             }
         }
@@ -436,11 +556,14 @@ impl<'a> Scanner<'a> {
 
     fn markdown_link(&mut self, start: usize, end: usize, label: &str, url: &str) {
         let span = Span::new(start, end);
-        if !is_http_scheme(url) {
-            if has_scheme(url) && !is_ignored_scheme(url) {
-                self.out.unsupported.push(UnsupportedLink {
+        let label_span = Span::new(start + 1, start + 1 + label.len());
+        self.push_shown(span, ShownText::Words(label_span));
+        let url = unescape_markdown(url);
+        if !is_http_scheme(&url) {
+            if has_scheme(&url) && !is_ignored_scheme(&url) {
+                self.push_unsupported(UnsupportedLink {
                     span,
-                    url: url.to_string(),
+                    url: url.into_owned(),
                 });
             }
             return;
@@ -451,7 +574,7 @@ impl<'a> Scanner<'a> {
         };
         self.push_link(InlineLink {
             span,
-            url: url.to_string(),
+            url: url.into_owned(),
             label: Some(label.to_string()),
             form: LinkForm::Markdown,
             declared_kind,
@@ -516,20 +639,58 @@ impl<'a> Scanner<'a> {
         Some(end)
     }
 
-    /// A URL written without markup, starting with `http(s)://` or `www.`.
+    /// A URL written without markup, starting with `http(s)://` or `www.`. Markdown's
+    /// backslash escapes inside it (`…ms535874\\(v=vs.85\\).aspx`) read as the characters
+    /// they escape, as Markdown renders them.
     fn bare_url(&mut self, pos: usize) -> Option<usize> {
         if pos > 0 && !can_precede_url(self.text, pos) {
             return None;
         }
-        let len = bare_url_len(&self.text[pos..])?;
+        let (len, unescaped) = bare_url_at(&self.text[pos..])?;
         let end = pos + len;
+        let span = Span::new(pos, end);
+        let url = match unescaped {
+            Some(url) => {
+                self.push_shown(span, ShownText::DecodedLiteral(url.clone()));
+                url
+            }
+            None => self.text[pos..end].to_string(),
+        };
         self.push_link(InlineLink {
-            span: Span::new(pos, end),
-            url: self.text[pos..end].to_string(),
+            span,
+            url,
             label: None,
             form: LinkForm::Bare,
             declared_kind: None,
         });
+        Some(end)
+    }
+
+    /// A URL with another scheme written without markup (`ftp://…`, `file:///…`,
+    /// `slack://…`): not a source, named in a note.
+    fn bare_other_scheme(&mut self, pos: usize) -> Option<usize> {
+        if pos > 0 && !can_precede_url(self.text, pos) {
+            return None;
+        }
+        let rest = &self.text[pos..];
+        let candidate = &rest[..candidate_end(rest)];
+        let url = candidate.trim_end_matches(|c: char| {
+            matches!(
+                c,
+                '.' | ',' | ';' | ':' | '!' | '?' | ')' | ']' | '}' | '\'' | '*' | '_' | '~'
+            )
+        });
+        let scheme_end = url.find("://")? + 3;
+        if url.len() <= scheme_end {
+            return None;
+        }
+        let end = pos + url.len();
+        if !is_ignored_scheme(url) {
+            self.push_unsupported(UnsupportedLink {
+                span: Span::new(pos, end),
+                url: url.to_string(),
+            });
+        }
         Some(end)
     }
 }
@@ -615,6 +776,31 @@ fn scheme_start(bytes: &[u8], colon: usize, floor: usize) -> Option<usize> {
     } else {
         None
     }
+}
+
+/// When the `:` at `colon` ends a scheme other than `http`/`https` followed by `//`
+/// (`ftp://`, `file:///`, `slack://`), where the scheme starts (not before `floor`).
+/// Schemes are letters, digits, `+`, `-` and `.`, start with a letter, and are at
+/// least two characters long (so a drive letter is no scheme).
+fn other_scheme_start(text: &str, colon: usize, floor: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    if bytes.get(colon + 1..colon + 3) != Some(b"//") {
+        return None;
+    }
+    let mut start = colon;
+    while start > floor
+        && colon - start < 32
+        && (bytes[start - 1].is_ascii_alphanumeric()
+            || matches!(bytes[start - 1], b'+' | b'-' | b'.'))
+    {
+        start -= 1;
+    }
+    while start < colon && !bytes[start].is_ascii_alphabetic() {
+        start += 1;
+    }
+    let scheme = &text[start..colon];
+    let http = scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https");
+    (scheme.len() >= 2 && !http).then_some(start)
 }
 
 /// Whether `bytes` starts with `www.` in any case.

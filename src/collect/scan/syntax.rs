@@ -186,10 +186,66 @@ pub(super) fn has_scheme(s: &str) -> bool {
     }
 }
 
-/// Schemes that are links but never sources, and need no warning.
+/// Schemes that are links but never sources, and need no warning: an address to write
+/// to or call is not something an answer rests on.
 pub(super) fn is_ignored_scheme(s: &str) -> bool {
     let lower = s.get(..7).unwrap_or(s).to_ascii_lowercase();
-    lower.starts_with("mailto:") || lower.starts_with("tel:") || lower.starts_with("slack:")
+    lower.starts_with("mailto:") || lower.starts_with("tel:")
+}
+
+/// Schemes that are links without `//` (`mailto:`, `javascript:`…); any other scheme
+/// counts only when `://` follows it, so that `<a:b>` is not read as a link.
+const SCHEMES_WITHOUT_SLASHES: [&str; 6] = ["mailto", "tel", "javascript", "data", "sms", "urn"];
+
+/// Length of a non-http scheme with its colon at the start of `s` (`ftp:`, `slack:`,
+/// `mailto:`), when it is followed by `//` or is one of [`SCHEMES_WITHOUT_SLASHES`].
+pub(super) fn other_scheme_len(s: &str) -> Option<usize> {
+    let colon = s.bytes().take(33).position(|b| b == b':')?;
+    let scheme = &s[..colon];
+    let well_formed = colon >= 2
+        && scheme.as_bytes()[0].is_ascii_alphabetic()
+        && scheme
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'));
+    let known = s[colon + 1..].starts_with("//")
+        || SCHEMES_WITHOUT_SLASHES
+            .iter()
+            .any(|known| known.eq_ignore_ascii_case(scheme));
+    (well_formed && known).then_some(colon + 1)
+}
+
+/// Whether `s` (a bracket's content) starts with a URL, brackets and spaces aside.
+pub(super) fn starts_with_url(s: &str) -> bool {
+    let s = s.trim_start_matches(|c: char| c == '[' || c.is_whitespace());
+    scheme_prefix_len(s).is_some() || is_www(s.as_bytes())
+}
+
+/// `s` with Markdown's backslash escapes read: a `\` before ASCII punctuation is dropped.
+pub(super) fn unescape_markdown(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains('\\') {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' && chars.peek().is_some_and(char::is_ascii_punctuation) {
+            continue;
+        }
+        out.push(c);
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// The code of a code span whose body runs from `body_start` to `close` (the closing
+/// backticks): one space is stripped from each side when both sides have one and the
+/// code is not all spaces, as CommonMark does.
+pub(super) fn code_span_content(text: &str, body_start: usize, close: usize) -> Span {
+    let body = &text[body_start..close];
+    if body.len() >= 2 && body.starts_with(' ') && body.ends_with(' ') && !body.trim().is_empty() {
+        Span::new(body_start + 1, close - 1)
+    } else {
+        Span::new(body_start, close)
+    }
 }
 
 /// A bare URL may not be glued to a word or another URL before it.
@@ -219,12 +275,34 @@ pub(super) fn is_cjk_text(c: char) -> bool {
 }
 
 /// Where a bare URL candidate must stop regardless of punctuation rules: whitespace,
-/// `<>"` and backticks, `|`, CJK punctuation, and CJK text not directly after a path
-/// separator.
+/// `<>"` and backticks, `|`, a backslash (unless `escapes`, where a backslash before
+/// ASCII punctuation is a Markdown escape and part of the URL), CJK punctuation, and
+/// CJK text not directly after a path separator.
 pub(super) fn candidate_end(s: &str) -> usize {
+    candidate_end_with(s, false)
+}
+
+fn candidate_end_with(s: &str, escapes: bool) -> usize {
     let mut previous = ' ';
     let mut in_cjk_path = false;
+    let mut escaped = false;
     for (i, c) in s.char_indices() {
+        if escaped {
+            escaped = false;
+            previous = c;
+            continue;
+        }
+        if escapes
+            && c == '\\'
+            && s[i + 1..]
+                .chars()
+                .next()
+                .is_some_and(|n| n.is_ascii_punctuation())
+        {
+            escaped = true;
+            previous = c;
+            continue;
+        }
         let stop = if c.is_ascii() {
             c.is_ascii_whitespace()
                 || c.is_ascii_control()
@@ -280,6 +358,30 @@ pub(super) fn url_token_len(s: &str) -> usize {
         Some(link) if link.start() == 0 => link.end(),
         _ => 0,
     }
+}
+
+/// The bare URL at the start of `s`, if one starts there: its length in `s`, and the
+/// URL with Markdown's backslash escapes read when it has any (`\\(` is `(`).
+pub(super) fn bare_url_at(s: &str) -> Option<(usize, Option<String>)> {
+    let raw = &s[..candidate_end_with(s, true)];
+    if !raw.contains('\\') {
+        return bare_url_len(s).map(|len| (len, None));
+    }
+    // Read the escapes, find the URL in what Markdown shows, and map its end back.
+    let mut shown = String::with_capacity(raw.len());
+    let mut raw_end_of = Vec::with_capacity(raw.len() + 1);
+    let mut chars = raw.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if c == '\\' && chars.peek().is_some_and(|(_, n)| n.is_ascii_punctuation()) {
+            continue;
+        }
+        shown.push(c);
+        raw_end_of.resize(shown.len(), i + c.len_utf8());
+    }
+    let len = bare_url_len(&shown)?;
+    let raw_len = *raw_end_of.get(len - 1)?;
+    let unescaped = shown[..len].to_string();
+    Some((raw_len, (raw_len != unescaped.len()).then_some(unescaped)))
 }
 
 /// Length of the bare URL at the start of `s`, if one starts there. The candidate is

@@ -201,7 +201,8 @@ fn code_is_not_a_citation() {
         ["https://d.com"]
     );
     assert!(s.markers.is_empty());
-    assert_eq!(s.code.len(), 3);
+    assert_eq!(s.code.len(), 1, "one fenced block");
+    assert_eq!(s.code_spans.len(), 2, "two code spans");
 }
 
 #[test]
@@ -356,9 +357,9 @@ fn label_definitions_and_uses() {
 
 #[test]
 fn unsupported_schemes_are_recorded_mail_is_ignored() {
-    let s = scan("[x](ftp://a.com/f) [m](mailto:a@b.c) [r](./local.md) <javascript:alert(1)>");
-    assert_eq!(s.unsupported.len(), 1);
-    assert_eq!(s.unsupported[0].url, "ftp://a.com/f");
+    let s = scan("[x](ftp://a.com/f) [m](mailto:a@b.c) [r](./local.md) <javascript:alert(1)> <mailto:a@b.c|mail> <tel:+15550100>");
+    let urls: Vec<&str> = s.unsupported.iter().map(|u| u.url.as_str()).collect();
+    assert_eq!(urls, ["ftp://a.com/f", "javascript:alert(1)"]);
     assert!(s.links.is_empty());
 }
 
@@ -405,4 +406,90 @@ fn no_panic_on_odd_input() {
     ] {
         let _ = scan(text);
     }
+}
+
+#[test]
+fn other_schemes_are_named_whether_bare_or_linked() {
+    let s = scan(
+        "Open slack://channel?team=T1&id=C1, file:///etc/hosts or ftp://ftp.example.com/f.txt. \
+         Also [the share](smb://fs/share) and <slack://open|Slack>; not C://x, a:b or re://.",
+    );
+    let urls: Vec<&str> = s.unsupported.iter().map(|u| u.url.as_str()).collect();
+    assert_eq!(
+        urls,
+        [
+            "slack://channel?team=T1&id=C1",
+            "file:///etc/hosts",
+            "ftp://ftp.example.com/f.txt",
+            "smb://fs/share",
+            "slack://open"
+        ]
+    );
+    assert!(s.links.is_empty());
+    // A URL glued to a word is not read, and http links are still links.
+    let s = scan("xftp://a.com/f and https://b.com/x and git+ssh://git@host/repo.git");
+    let urls: Vec<&str> = s.unsupported.iter().map(|u| u.url.as_str()).collect();
+    assert_eq!(urls, ["xftp://a.com/f", "git+ssh://git@host/repo.git"]);
+    assert_eq!(s.links.len(), 1);
+}
+
+#[test]
+fn schemeless_slack_links_keep_their_labels() {
+    let s = scan("Docs at <www.example.org/page|Example page> and <WWW.example.org/b>.");
+    assert_eq!(s.links.len(), 2);
+    assert_eq!(s.links[0].url, "www.example.org/page");
+    assert_eq!(s.links[0].label.as_deref(), Some("Example page"));
+    assert_eq!(s.links[0].form, LinkForm::Slack);
+    assert_eq!(s.links[1].url, "WWW.example.org/b");
+    assert_eq!(s.links[1].label, None);
+}
+
+#[test]
+fn backslash_escapes_in_urls_read_as_markdown_renders_them() {
+    let text = r"See https://learn.microsoft.com/ms535874\(v=vs.85\).aspx\. And https://en.wikipedia.org/wiki/Rust\_(programming\_language) too, [x](https://a.com/a\_b) and https://c.com/x\y.";
+    let s = scan(text);
+    let urls: Vec<&str> = s.links.iter().map(|l| l.url.as_str()).collect();
+    assert_eq!(
+        urls,
+        [
+            "https://learn.microsoft.com/ms535874(v=vs.85).aspx",
+            "https://en.wikipedia.org/wiki/Rust_(programming_language)",
+            "https://a.com/a_b",
+            "https://c.com/x",
+        ]
+    );
+    // The span covers the URL as written, escapes included, and not the escaped period.
+    assert!(text[s.links[0].span.start..s.links[0].span.end].ends_with(r"\).aspx"));
+}
+
+#[test]
+fn adjacent_bracketed_urls_are_both_found() {
+    assert_eq!(
+        urls("[[https://a.com/1]][[https://b.com/2]] and [https://c.com/3][https://d.com/4]"),
+        [
+            "https://a.com/1",
+            "https://b.com/2",
+            "https://c.com/3",
+            "https://d.com/4"
+        ]
+    );
+    // A real reference use is still one.
+    let s = scan("[the docs][rust]\n\n[rust]: https://doc.rust-lang.org\n");
+    assert_eq!(s.label_uses.len(), 1);
+}
+
+#[test]
+fn mentions_are_shown_as_slack_shows_them_and_are_not_links() {
+    let s =
+        scan("<@U0123|ada> in <#C0456> said <!here> <!subteam^S1|@ops> but <!-- not --> <#fff>");
+    assert!(s.links.is_empty() && s.unsupported.is_empty());
+    let shown: Vec<String> = s
+        .shown
+        .iter()
+        .map(|item| match &item.as_text {
+            ShownText::DecodedWords(words) => words.clone(),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(shown, ["@ada", "#C0456", "@here", "@ops"]);
 }
