@@ -5,6 +5,8 @@
 //! their titles and how often each is pointed at; how many statements cite something and
 //! how many want a source and cite none; what is not part of what people see (the
 //! notification fallback, images); whether `text` had to be read; how much was skipped.
+//! `claims`, where given, is every claim's text in order, as a person reads it; no claim
+//! of any fixture may hold link markup.
 //! A fixture marked `known_gap` is one where the reader does not yet agree with Slack:
 //! its differences are printed, not failed, and it fails once it agrees, so that the mark
 //! goes. How to add a message: tests/data/README.md.
@@ -15,6 +17,10 @@ use sourcebot::collect::{collect, CollectOptions, Collected};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;
+
+#[path = "support/markup.rs"]
+mod markup;
+use markup::has_link_markup;
 
 /// The AI-answer fixture the command-line test reads (sections, `[n]` markers, context
 /// references).
@@ -68,6 +74,8 @@ struct Expected {
     sources: Vec<ExpectedSource>,
     cited_claims: usize,
     uncited_claims: usize,
+    /// Every claim's text, in order, as a person reads it (optional).
+    claims: Option<Vec<String>>,
     claims_contain: Vec<String>,
     not_in_text: Vec<String>,
     used_fallback_text: bool,
@@ -75,12 +83,13 @@ struct Expected {
     known_gap: Option<String>,
 }
 
-const KEYS: [&str; 10] = [
+const KEYS: [&str; 11] = [
     "about",
     "reference",
     "sources",
     "cited_claims",
     "uncited_claims",
+    "claims",
     "claims_contain",
     "not_in_text",
     "used_fallback_text",
@@ -137,6 +146,7 @@ fn expected(stem: &str, entry: &Value) -> Expected {
         sources,
         cited_claims: count(stem, "cited_claims", &object["cited_claims"]),
         uncited_claims: count(stem, "uncited_claims", &object["uncited_claims"]),
+        claims: object.get("claims").map(|v| strings(stem, "claims", v)),
         claims_contain: strings(stem, "claims_contain", &object["claims_contain"]),
         not_in_text: strings(stem, "not_in_text", &object["not_in_text"]),
         used_fallback_text: object["used_fallback_text"]
@@ -235,6 +245,17 @@ fn differences(expected: &Expected, read: &MessageRead, collected: &Collected) -
     ] {
         if got != want {
             out.push(format!("{field}: {got}, expected {want}"));
+        }
+    }
+    if let Some(want) = &expected.claims {
+        let got: Vec<&str> = collected.claims.iter().map(|c| c.text.as_str()).collect();
+        if got != *want {
+            out.push(format!("claims: {got:?}, expected {want:?}"));
+        }
+    }
+    for claim in &collected.claims {
+        if let Some(what) = has_link_markup(&claim.text) {
+            out.push(format!("claims: {what} in {:?}", claim.text));
         }
     }
     for part in &expected.claims_contain {
@@ -420,4 +441,89 @@ fn the_command_line_reads_an_ai_answer_fixture() {
         report["metrics"]["cited_claims"].as_u64(),
         Some(expected.cited_claims as u64)
     );
+}
+
+/// A message as a Socket Mode envelope carries it (docs.slack.dev/apis/events-api/using-socket-mode:
+/// `{envelope_id, type: "events_api", payload: {event: …}, accepts_response_payload}`,
+/// and `type: "interactive"` with a `message_action` payload) reads as the message
+/// itself, on the command line too.
+#[test]
+fn socket_mode_envelopes_read_as_the_message_they_carry() {
+    let message = &fixtures()["claims_mrkdwn_markup"];
+    let mut event = message.clone();
+    event["channel"] = Value::from("C07BUILDS1");
+    let events_api = serde_json::json!({
+        "envelope_id": "dbdd0ef3-1543-4f94-bfb4-133d0e6c1545",
+        "type": "events_api",
+        "accepts_response_payload": false,
+        "retry_attempt": 0,
+        "retry_reason": "",
+        "payload": {
+            "token": "XXYYZZ",
+            "team_id": "T07ACME001",
+            "api_app_id": "A07SOURCE1",
+            "event": event,
+            "type": "event_callback",
+            "event_id": "Ev07ABCDEF01",
+            "event_time": 1731600000
+        }
+    });
+    let interactive = serde_json::json!({
+        "envelope_id": "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0",
+        "type": "interactive",
+        "accepts_response_payload": false,
+        "payload": {
+            "type": "message_action",
+            "callback_id": "check_sources",
+            "trigger_id": "13345224609.738474920.8088930838d88f008e0",
+            "team": {"id": "T07ACME001", "domain": "acme"},
+            "channel": {"id": "C07BUILDS1", "name": "builds"},
+            "user": {"id": "U07DANA001", "name": "dana"},
+            "message_ts": "1731600000.000100",
+            "message": message
+        }
+    });
+    let slash = serde_json::json!({
+        "envelope_id": "1a2b", "type": "slash_commands",
+        "payload": {"command": "/sources", "text": "hello"}
+    });
+    assert!(
+        message_in(&slash).is_none(),
+        "a slash command carries no message"
+    );
+    let (_, bare) = read_and_collect(message);
+    let bare_claims: Vec<&str> = bare.claims.iter().map(|c| c.text.as_str()).collect();
+    for envelope in [&events_api, &interactive] {
+        let inner = message_in(envelope).expect("the envelope's message");
+        let (_, collected) = read_and_collect(inner);
+        let claims: Vec<&str> = collected.claims.iter().map(|c| c.text.as_str()).collect();
+        assert_eq!(claims, bare_claims);
+        assert_eq!(collected.sources.len(), bare.sources.len());
+
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let path = dir.path().join("envelope.json");
+        std::fs::write(&path, serde_json::to_vec(envelope).expect("JSON")).expect("write");
+        let output = Command::new(env!("CARGO_BIN_EXE_sourcebot"))
+            .args([
+                "check",
+                "--input",
+                "slack-message",
+                "--format",
+                "json",
+                "--no-verify",
+            ])
+            .arg(&path)
+            .output()
+            .expect("run sourcebot");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{stderr}");
+        let report: Value = serde_json::from_slice(&output.stdout).expect("JSON report");
+        let texts: Vec<&str> = report["claims"]
+            .as_array()
+            .expect("claims")
+            .iter()
+            .filter_map(|c| c["text"].as_str())
+            .collect();
+        assert_eq!(texts, bare_claims, "{stderr}");
+    }
 }

@@ -80,7 +80,7 @@ pub fn classify_url(url: &Url, rules: &KindRules) -> SourceKind {
     }
     if is_slack_permalink(host, path) {
         SourceKind::Slack
-    } else if is_file_host(host) {
+    } else if is_file_host(host) || is_slack_file_page(host, path) {
         SourceKind::File
     } else if is_confluence(host, path) {
         SourceKind::Confluence
@@ -145,6 +145,15 @@ fn is_slack_permalink(host: &str, path: &str) -> bool {
         Some(rest) => host.eq_ignore_ascii_case("app.slack.com") && has_segments(rest, 2),
         None => false,
     }
+}
+
+/// A file's page in a workspace, as Slack's file cards link it:
+/// `https://acme.slack.com/files/U…/F…/name`.
+fn is_slack_file_page(host: &str, path: &str) -> bool {
+    is_subdomain_of(host, "slack.com")
+        && path
+            .strip_prefix("/files/")
+            .is_some_and(|rest| rest.split('/').filter(|s| !s.is_empty()).count() >= 2)
 }
 
 fn is_file_host(host: &str) -> bool {
@@ -217,6 +226,12 @@ mod tests {
             ("https://ACME.Slack.com/archives/C1/p2", Slack),
             // Slack pages that are not permalinks.
             ("https://slack.com/help/articles/123", Web),
+            (
+                "https://acme.slack.com/files/U07ASSIST1/F07FILE0001/q3_report.pdf",
+                File,
+            ),
+            ("https://acme.slack.com/files/U07ASSIST1", Web),
+            ("https://slack.com/files/U1/F1/x", Web),
             ("https://acme.slack.com/archives/", Web),
             ("https://app.slack.com/client/T0123", Web),
             ("https://acme.slack.com/client/T0123/C0456", Web),

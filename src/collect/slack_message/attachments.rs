@@ -113,10 +113,11 @@ fn attachment_body(
     context.each_in(object, "fields", path, |context, field, at| {
         match field.as_object() {
             Some(field) => {
+                // A field's title is a label over its value: each its own piece of text.
                 context.doc.paragraph();
                 if let Some(title) = string_field(context, field, "title", at) {
                     context.doc.plain(title);
-                    context.doc.line();
+                    context.doc.paragraph();
                 }
                 mrkdwn_field(context, field, "value", at);
             }
@@ -137,6 +138,8 @@ fn attachment_body(
                 .link(url, action.get("text").and_then(Value::as_str));
         }
     });
+    // The footer is small print under the attachment, never part of its last sentence.
+    context.doc.paragraph();
     mrkdwn_field(context, object, "footer", path);
 }
 

@@ -3,14 +3,14 @@
 //!
 //! | block | what is read |
 //! |---|---|
-//! | `section` | `text` (mrkdwn or plain), every one of `fields`, an `accessory` button's `url` |
+//! | `section` | `text` (mrkdwn or plain), every one of `fields`, an `accessory` button's `url` or overflow menu's option `url`s |
 //! | `header` | its plain text, as a heading (not a claim) |
 //! | `context` | each mrkdwn or plain_text element on its own line; images skipped |
 //! | `rich_text` | see [`super::rich_text`] |
 //! | `markdown` | `text`, standard Markdown as it is |
 //! | `table` | each cell (`raw_text`, `rich_text`), a row a line |
 //! | `data_table` | `caption`, then each cell (`raw_text`, `raw_number`, `rich_text`) |
-//! | `actions` | each button with a `url`, titled by the button |
+//! | `actions` | each button with a `url`, titled by the button, and each overflow-menu option with a `url`, titled by the option |
 //! | `video` | `title` linked to `title_url` (or `video_url`) |
 //! | `file` | a remote file's `title` and `url`, where the JSON has them |
 //! | `task_card` | `title`, `details`, `output` (rich text) and each `sources` link |
@@ -346,8 +346,18 @@ fn link_buttons(
     });
 }
 
-/// A button (or any element) with a `url`: a link, titled by its text.
+/// A button (or any element) with a `url`: a link, titled by its text. An overflow menu
+/// (docs.slack.dev/reference/block-kit/block-elements/overflow-menu-element): each of its
+/// `options` with a `url`, titled by the option's text.
 fn link_element(context: &mut Context<'_>, element: &Value, path: &Path<'_>) {
+    if element.get("type").and_then(Value::as_str) == Some("overflow") {
+        if let Some(menu) = element.as_object() {
+            context.each_in(menu, "options", path, |context, option, at| {
+                link_element(context, option, at)
+            });
+        }
+        return;
+    }
     let Some(url) = element.get("url") else {
         return;
     };
@@ -408,12 +418,21 @@ fn file(context: &mut Context<'_>, object: &Map<String, Value>, _path: &Path<'_>
     let url = field("external_url")
         .or_else(|| field("permalink"))
         .or_else(|| field("url"));
+    if let Some(id) = field("file_id").or_else(|| field("id")) {
+        if context.doc.shown_files.len() < MAX_SHOWN_FILES {
+            context.doc.shown_files.push(id.to_string());
+        }
+    }
     match (url, title) {
         (Some(url), title) => context.doc.link(url, title),
         (None, Some(title)) => context.doc.plain(title),
         (None, None) => {}
     }
 }
+
+/// File blocks remembered at most, so that `files` does not repeat them (Slack allows 50
+/// blocks a message).
+const MAX_SHOWN_FILES: usize = 100;
 
 fn task_card(
     context: &mut Context<'_>,

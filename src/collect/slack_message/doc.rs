@@ -53,6 +53,9 @@ const MAX_LISTED_SKIPS: usize = 20;
 pub(super) struct Doc {
     pub(super) text: String,
     pub(super) link_titles: Vec<LinkTitle>,
+    /// Ids of the files a `file` block already showed, so that the message's `files`
+    /// list does not show them twice.
+    pub(super) shown_files: Vec<String>,
     pub(super) notes: ReadNotes,
     nodes_left: usize,
     max_bytes: usize,
@@ -64,6 +67,7 @@ impl Doc {
         Doc {
             text: String::new(),
             link_titles: Vec::new(),
+            shown_files: Vec::new(),
             notes: ReadNotes::default(),
             nodes_left: limits.max_nodes,
             max_bytes: limits.max_text_bytes,
@@ -315,8 +319,8 @@ mod tests {
             let span = code_span(code);
             let found = scan(&span);
             assert!(found.links.is_empty(), "{span}");
-            assert_eq!(found.code.len(), 1, "{span}");
-            assert_eq!(found.code[0].len(), span.len(), "{span}");
+            assert_eq!(found.code_spans.len(), 1, "{span}");
+            assert_eq!(found.code_spans[0].len(), span.len(), "{span}");
         }
         let mut doc = Doc::new(&ReadLimits::default());
         doc.plain("Before.");

@@ -15,6 +15,8 @@
 //!   Slack's entity escapes are decoded once; mentions read as `@name`; code is fenced,
 //!   so links inside code are not citations ([`doc`]).
 //! - `rich_text` is written out with its links, lists and quotes ([`rich_text`]).
+//! - Files shared in the message (`files`) are file cards: each is a source titled as
+//!   its card shows it and linked by its `permalink` ([`files`]).
 //!
 //! Nothing here fails on what Slack adds or a sender gets wrong: unknown block types,
 //! fields of the wrong type, nesting deeper than [`ReadLimits::max_depth`] and anything
@@ -24,6 +26,7 @@
 pub mod attachments;
 pub mod blocks;
 pub mod doc;
+pub mod files;
 pub mod lenient;
 pub mod rich_text;
 pub mod thread;
@@ -66,6 +69,9 @@ pub enum SkipReason {
     TooDeep,
     /// Past [`ReadLimits::max_nodes`] or [`ReadLimits::max_text_bytes`].
     TooMany,
+    /// Something Slack no longer shows (a deleted file, one hidden by the workspace's
+    /// plan): nothing to click.
+    Unavailable,
 }
 
 impl SkipReason {
@@ -76,15 +82,17 @@ impl SkipReason {
             SkipReason::WrongType => "wrong_type",
             SkipReason::TooDeep => "too_deep",
             SkipReason::TooMany => "too_many",
+            SkipReason::Unavailable => "unavailable",
         }
     }
 
     /// Every reason.
-    pub const ALL: [SkipReason; 4] = [
+    pub const ALL: [SkipReason; 5] = [
         SkipReason::UnknownType,
         SkipReason::WrongType,
         SkipReason::TooDeep,
         SkipReason::TooMany,
+        SkipReason::Unavailable,
     ];
 }
 
@@ -99,6 +107,8 @@ pub struct SkipCounts {
     pub too_deep: usize,
     /// [`SkipReason::TooMany`].
     pub too_many: usize,
+    /// [`SkipReason::Unavailable`].
+    pub unavailable: usize,
 }
 
 impl SkipCounts {
@@ -108,6 +118,7 @@ impl SkipCounts {
             SkipReason::WrongType => &mut self.wrong_type,
             SkipReason::TooDeep => &mut self.too_deep,
             SkipReason::TooMany => &mut self.too_many,
+            SkipReason::Unavailable => &mut self.unavailable,
         } += 1;
     }
 
@@ -118,12 +129,13 @@ impl SkipCounts {
             SkipReason::WrongType => self.wrong_type,
             SkipReason::TooDeep => self.too_deep,
             SkipReason::TooMany => self.too_many,
+            SkipReason::Unavailable => self.unavailable,
         }
     }
 
     /// All skips.
     pub fn total(&self) -> usize {
-        self.unknown_type + self.wrong_type + self.too_deep + self.too_many
+        self.unknown_type + self.wrong_type + self.too_deep + self.too_many + self.unavailable
     }
 }
 
@@ -262,6 +274,13 @@ pub fn read_message(message: &Value, options: &ReadOptions) -> MessageRead {
     if read_blocks == 0 {
         read_fallback_text(&mut context, object, &root);
     }
+    match object.get("files") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(list)) => files::read_files(&mut context, list, &root.key("files")),
+        Some(_) => context
+            .doc
+            .skip(SkipReason::WrongType, &root.key("files"), "not an array"),
+    }
     match object.get("attachments") {
         None | Some(Value::Null) => {}
         Some(Value::Array(list)) => {
@@ -316,13 +335,21 @@ fn finish(doc: Doc, meta: &MessageMeta) -> MessageRead {
 }
 
 /// Where the message is in a JSON document that carries one: the document itself when
-/// it is a message object; the `message` of a `message_changed` event, of an
+/// it is a message object; the `payload` of a Socket Mode envelope, read the same way; the `message` of a `message_changed` event, of an
 /// interaction payload (`message_action`, `block_actions`) or of a `chat.postMessage`
 /// response; the `event` of an Events API callback (and its message, when it is a
 /// change). `None` when the document holds no single message (a history response
 /// holds many: see [`thread::latest_answer`]).
 pub fn message_in(document: &Value) -> Option<&Value> {
     let object = document.as_object()?;
+    // A Socket Mode envelope (`{envelope_id, type, payload}`) carries an Events API
+    // callback or an interaction payload: read what it carries.
+    if object.contains_key("envelope_id") {
+        return object
+            .get("payload")
+            .filter(|p| p.is_object())
+            .and_then(message_in);
+    }
     if let Some(event) = object.get("event").filter(|e| e.is_object()) {
         return message_in(event);
     }

@@ -75,8 +75,11 @@ fn block_element(context: &mut Context<'_>, element: &Value, path: &Path<'_>, de
             context.doc.push(text.trim_end_matches('\n'));
         }
         "rich_text_quote" => {
+            // A quote is its own piece of text: no sentence runs into it or out of it.
             let text = runs_of(context, object, path, depth, false);
+            context.doc.paragraph();
             context.doc.push(text.trim_end_matches('\n'));
+            context.doc.paragraph();
         }
         "rich_text_preformatted" => {
             let code = runs_of(context, object, path, depth, true);
@@ -231,12 +234,29 @@ fn run(
             }
         },
         "date" => match object.get("fallback").and_then(Value::as_str) {
-            Some(fallback) => out.push_str(fallback),
-            None => match object.get("timestamp") {
-                Some(Value::Number(n)) => out.push_str(&n.to_string()),
-                Some(Value::String(s)) => out.push_str(s),
-                _ => {}
-            },
+            Some(fallback) if !fallback.trim().is_empty() => out.push_str(fallback),
+            _ => {
+                // Never the raw epoch seconds: the date as Slack formats it.
+                let timestamp = match object.get("timestamp") {
+                    Some(Value::Number(n)) => n.as_i64(),
+                    Some(Value::String(s)) => s.trim().parse().ok(),
+                    _ => None,
+                };
+                match timestamp {
+                    Some(timestamp) => {
+                        let format = object
+                            .get("format")
+                            .and_then(Value::as_str)
+                            .unwrap_or("{date_short}");
+                        out.push_str(&crate::mrkdwn::format_slack_date(timestamp, format));
+                    }
+                    None => context.doc.skip(
+                        SkipReason::WrongType,
+                        path,
+                        "a date without a fallback or a numeric timestamp",
+                    ),
+                }
+            }
         },
         "color" => out.push_str(field("value")),
         // A section nested where a run belongs: read its runs.

@@ -151,7 +151,7 @@ fn rich_text_links_lists_quotes_and_code() {
     }));
     assert_eq!(
         read.answer.text,
-        "Read <https://docs.example.com/a|the guide> and <https://docs.example.com/b> with @U2🎉\n1. first\n2. <https://docs.example.com/c|second>\nquoted\n\n```\ncurl https://api.example.com/code-only\n```\n\n`https://api.example.com/styled`"
+        "Read <https://docs.example.com/a|the guide> and <https://docs.example.com/b> with @U2🎉\n1. first\n2. <https://docs.example.com/c|second>\n\nquoted\n\n```\ncurl https://api.example.com/code-only\n```\n\n`https://api.example.com/styled`"
     );
     let c = collect(&read.answer, &CollectOptions::default());
     let urls: Vec<&str> = c
