@@ -380,12 +380,9 @@ fn each_message_reads_as_slack_shows_it() {
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
 }
 
-/// `sourcebot check --input slack-message --format json --no-verify` on one fixture,
-/// with no SOURCEBOT_ setting inherited: the sources in its JSON (grouped by kind there)
-/// are the expected ones, in id order.
-#[test]
-fn the_command_line_reads_an_ai_answer_fixture() {
-    let path = fixture_path(CLI_FIXTURE);
+/// The JSON report of `sourcebot check --input slack-message --format json --no-verify`
+/// on `path`, with no SOURCEBOT_ setting inherited.
+fn check_slack_message_file(path: &std::path::Path) -> Value {
     let mut command = Command::new(env!("CARGO_BIN_EXE_sourcebot"));
     command
         .args([
@@ -396,7 +393,7 @@ fn the_command_line_reads_an_ai_answer_fixture() {
             "json",
             "--no-verify",
         ])
-        .arg(&path)
+        .arg(path)
         .current_dir(env!("CARGO_MANIFEST_DIR"));
     for (key, _) in std::env::vars() {
         if key.starts_with("SOURCEBOT_") {
@@ -406,8 +403,16 @@ fn the_command_line_reads_an_ai_answer_fixture() {
     let output = command.output().expect("run sourcebot");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
-    let report: Value = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {stderr}"));
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {stderr}"))
+}
+
+/// `sourcebot check --input slack-message --format json --no-verify` on one fixture,
+/// with no SOURCEBOT_ setting inherited: the sources in its JSON (grouped by kind there)
+/// are the expected ones, in id order.
+#[test]
+fn the_command_line_reads_an_ai_answer_fixture() {
+    let report = check_slack_message_file(&fixture_path(CLI_FIXTURE));
     assert_eq!(report["shape"], "slack_message");
     let mut sources: Vec<&Value> = report["groups"]
         .as_array()
@@ -503,27 +508,13 @@ fn socket_mode_envelopes_read_as_the_message_they_carry() {
         let dir = tempfile::tempdir().expect("temporary directory");
         let path = dir.path().join("envelope.json");
         std::fs::write(&path, serde_json::to_vec(envelope).expect("JSON")).expect("write");
-        let output = Command::new(env!("CARGO_BIN_EXE_sourcebot"))
-            .args([
-                "check",
-                "--input",
-                "slack-message",
-                "--format",
-                "json",
-                "--no-verify",
-            ])
-            .arg(&path)
-            .output()
-            .expect("run sourcebot");
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(output.status.success(), "{stderr}");
-        let report: Value = serde_json::from_slice(&output.stdout).expect("JSON report");
+        let report = check_slack_message_file(&path);
         let texts: Vec<&str> = report["claims"]
             .as_array()
             .expect("claims")
             .iter()
             .filter_map(|c| c["text"].as_str())
             .collect();
-        assert_eq!(texts, bare_claims, "{stderr}");
+        assert_eq!(texts, bare_claims);
     }
 }
