@@ -170,6 +170,7 @@ fn claim() -> impl Strategy<Value = Claim> {
                             SupportVerdict::Supported
                         },
                         quote: None,
+                        missing: Vec::new(),
                         reason: None,
                         judge: Default::default(),
                     }]

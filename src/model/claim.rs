@@ -170,9 +170,17 @@ pub struct ClaimSupport {
     pub score: f64,
     /// The verdict the score gives.
     pub verdict: SupportVerdict,
-    /// The passage of the page that best supports the claim.
+    /// The page's own sentence or sentences that best support the claim (at most
+    /// [`crate::support::MAX_QUOTE_CHARS`] characters, cut with `…`; never text the page
+    /// does not have).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quote: Option<String>,
+    /// The claim's salient words that the page never mentions (numbers, dates, names
+    /// and other content words), each as the claim writes it: what a reader should look
+    /// for before trusting the claim. Empty when the page mentions them all, and for a
+    /// page that could not be read.
+    #[serde(default)]
+    pub missing: Vec<String>,
     /// Why the page could not be judged, when it could not; the model's reason, when
     /// the model judged.
     #[serde(default, skip_serializing_if = "Option::is_none")]

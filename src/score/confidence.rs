@@ -440,6 +440,7 @@ mod tests {
                     score: 0.5,
                     verdict: *v,
                     quote: None,
+                    missing: Vec::new(),
                     reason: None,
                     judge: Default::default(),
                 })

@@ -45,6 +45,9 @@ pub struct Support {
     /// The passage that best supports the claim (a few sentences, cut to
     /// [`MAX_QUOTE_CHARS`]); `None` when there is no text.
     pub quote: Option<String>,
+    /// The claim's salient words the page never mentions, as the claim writes them.
+    #[serde(default)]
+    pub missing: Vec<String>,
 }
 
 /// Scores claims against the text of the pages they cite.
@@ -91,6 +94,7 @@ impl SupportScorer {
                 score: 0.0,
                 verdict: SupportVerdict::Unreadable,
                 quote: None,
+                missing: Vec::new(),
             };
         }
         let measured = features::features(claim, page);
@@ -111,6 +115,7 @@ impl SupportScorer {
             score: (score * 1000.0).round() / 1000.0,
             verdict,
             quote,
+            missing: Vec::new(),
         }
     }
 }
