@@ -1,7 +1,8 @@
 //! What the support scorer measures between a claim and the passages that best match
 //! it: how many of the claim's content words, word pairs, numbers and names the
 //! passages contain, the longest run of the claim's words they repeat in order, whether
-//! one side negates what the other states, and how strongly the best sentence matches.
+//! one side negates what the other states, how strongly the best sentence matches, and
+//! which of its numbers, dates and names the page never mentions ([`super::missing`]).
 //! Each measure is a plain number in [`FEATURE_NAMES`] order, so the fitted model in
 //! [`super::model`] can weigh them.
 
@@ -10,7 +11,7 @@ use super::text::{tokenize, Token};
 use std::collections::HashSet;
 
 /// The names of the features, in the order [`features`] returns them.
-pub const FEATURE_NAMES: [&str; 16] = [
+pub const FEATURE_NAMES: [&str; 18] = [
     "recall_best",
     "recall_top3",
     "recall_page",
@@ -27,12 +28,14 @@ pub const FEATURE_NAMES: [&str; 16] = [
     "unmatched_words_log",
     "page_words_log",
     "long_word_recall",
+    "missing_salient_log",
+    "missing_any",
 ];
 
 /// The direction each feature may push the score in (1: more means more support, -1:
 /// less, 0: either), in [`FEATURE_NAMES`] order. The fitted model keeps to them, so
 /// that less overlap never raises the score, however the features lean on each other.
-pub const FEATURE_SIGNS: [i8; 16] = [1, 1, 1, 1, 1, 1, -1, 1, -1, 1, 0, 0, 1, -1, 0, 1];
+pub const FEATURE_SIGNS: [i8; 18] = [1, 1, 1, 1, 1, 1, -1, 1, -1, 1, 0, 0, 1, -1, 0, 1, -1, -1];
 
 /// The index of `recall_page` in [`FEATURE_NAMES`].
 pub const RECALL_PAGE: usize = 2;
@@ -44,7 +47,10 @@ const TOP: usize = 3;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Measured {
     /// The feature values, in [`FEATURE_NAMES`] order.
-    pub values: [f64; 16],
+    pub values: [f64; 18],
+    /// The claim's salient words the page never mentions
+    /// ([`super::missing::missing_words`]).
+    pub missing: Vec<String>,
     /// The best window (its sentences), to quote; `None` when the page has no text.
     pub best: Option<Window>,
 }
@@ -187,6 +193,7 @@ pub fn features(claim: &str, page: &Page<'_>) -> Measured {
         &page_stems,
     );
 
+    let missing = super::missing::missing_words(claim, &page.index);
     Measured {
         values: [
             recall_best,
@@ -205,8 +212,11 @@ pub fn features(claim: &str, page: &Page<'_>) -> Measured {
             ((unmatched + 1) as f64).ln(),
             ((page_words + 1) as f64).ln(),
             long_word_recall,
+            ((missing.len() + 1) as f64).ln(),
+            if missing.is_empty() { 0.0 } else { 1.0 },
         ],
         best,
+        missing,
     }
 }
 
@@ -253,7 +263,7 @@ fn looks_like_list_index(number: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn measure(claim: &str, page: &str) -> [f64; 16] {
+    fn measure(claim: &str, page: &str) -> [f64; 18] {
         features(claim, &Page::new(&[page])).values
     }
 

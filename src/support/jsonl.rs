@@ -2,7 +2,8 @@
 //! input line is an object with `claim` (a string) and `evidence` (a string, or a list
 //! of strings: the passages to judge against); each output line is that object with its
 //! fields kept and `support` (0–1), `verdict` (`supported`, `partly supported`, `not
-//! supported`, or `unreadable` when the evidence is empty) and `quote` added. A bad line
+//! supported`, or `unreadable` when the evidence is empty), `quote` and `missing` (the
+//! claim's numbers, dates and names the evidence never mentions) added. A bad line
 //! is reported by its number and skipped; the rest are still scored, in order. Lines
 //! are read in batches of [`BATCH_LINES`] and scored on every core, so memory stays
 //! bounded by the batch whatever the input's length.
@@ -175,7 +176,7 @@ fn score_batch(scorer: &SupportScorer, mut results: Vec<Parsed>) -> Vec<Parsed> 
     results
 }
 
-/// Adds `support`, `verdict` and `quote` to a checked object.
+/// Adds `support`, `verdict`, `quote` and `missing` to a checked object.
 fn add_support(scorer: &SupportScorer, object: &mut Map<String, Value>) {
     let claim = object
         .get("claim")
@@ -202,6 +203,7 @@ fn add_support(scorer: &SupportScorer, object: &mut Map<String, Value>) {
         "quote".into(),
         support.quote.map_or(Value::Null, Value::from),
     );
+    object.insert("missing".into(), Value::from(support.missing));
 }
 
 #[cfg(test)]
@@ -244,6 +246,9 @@ mod tests {
             .collect();
         assert_eq!(lines[0]["id"], 7);
         assert_eq!(lines[0]["verdict"], "supported");
+        assert_eq!(lines[0]["missing"], serde_json::json!([]));
+        // "Spain" is on the page; nothing the claim names is missing there either.
+        assert_eq!(lines[1]["missing"], serde_json::json!([]));
         assert!(
             lines[0]["support"].as_f64().unwrap_or_default()
                 > lines[1]["support"].as_f64().unwrap_or(1.0)

@@ -12,6 +12,7 @@ pub mod check;
 pub mod features;
 pub mod jsonl;
 pub mod judge;
+pub mod missing;
 pub mod model;
 pub mod passages;
 pub mod text;
@@ -25,10 +26,6 @@ use serde::{Deserialize, Serialize};
 /// (The development data holds few pages unrelated to their claim, so the model alone
 /// is too kind to them.)
 pub const MIN_OVERLAP: f64 = 0.1;
-
-/// "Partly supported" needs at least this share of the claim's content words on the
-/// page: a page that shares a word or two with a claim does not partly support it.
-pub const MIN_PARTLY_OVERLAP: f64 = 0.25;
 
 /// Longest quote kept from a page, in characters.
 pub const MAX_QUOTE_CHARS: usize = 320;
@@ -99,10 +96,9 @@ impl SupportScorer {
         }
         let measured = features::features(claim, page);
         let score = self.probability(&measured.values);
-        let overlap = measured.values[features::RECALL_PAGE];
         let verdict = if score >= self.model.supported_at {
             SupportVerdict::Supported
-        } else if score >= self.model.partly_at && overlap >= MIN_PARTLY_OVERLAP {
+        } else if score >= self.model.partly_at {
             SupportVerdict::PartlySupported
         } else {
             SupportVerdict::NotSupported
@@ -115,7 +111,7 @@ impl SupportScorer {
             score: (score * 1000.0).round() / 1000.0,
             verdict,
             quote,
-            missing: Vec::new(),
+            missing: measured.missing,
         }
     }
 }

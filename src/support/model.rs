@@ -23,7 +23,9 @@ pub struct Model {
     pub bias: f64,
     /// At or above this probability a claim is `supported`.
     pub supported_at: f64,
-    /// At or above this (and below `supported_at`) it is `partly supported`.
+    /// At or above this (and below `supported_at`) it is `partly supported`; below it,
+    /// `not supported`. Chosen on the fitting data so that "not supported" holds (the
+    /// claim is indeed not fully supported) at least nine times in ten there.
     pub partly_at: f64,
     /// Where the weights came from (data file, claims, date).
     pub fitted_on: String,

@@ -16,6 +16,8 @@ pub struct Page<'a> {
     pub tokens: Vec<Vec<Token>>,
     /// The sentences of each text the page was made of (index ranges).
     pub parts: Vec<std::ops::Range<usize>>,
+    /// Its words, numbers, dates and names, for what it never mentions.
+    pub index: super::missing::PageIndex,
 }
 
 /// A run of sentences around one that matches the claim well.
@@ -45,10 +47,12 @@ impl<'a> Page<'a> {
             parts.push(first..sentences.len());
         }
         let tokens = sentences.iter().map(|s| tokenize(s)).collect();
+        let index = super::missing::PageIndex::new(texts.iter().copied());
         Page {
             sentences,
             tokens,
             parts,
+            index,
         }
     }
 
