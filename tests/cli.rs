@@ -416,9 +416,10 @@ fn support_on_a_missing_file_says_so() {
     assert!(stderr(&output).contains("no/such/claims.jsonl: cannot open"));
 }
 
-/// The shipped model, through the command, on the ExpertQA split it was not fitted on
-/// (the random split; it was fitted on the domain split): better than chance by a
-/// clear margin, and close to what the README reports.
+/// The shipped model, through the command, on ExpertQA's random split (it was fitted on
+/// WiCE, never on ExpertQA): better than chance and than the one-line rule (0.517), as
+/// the README reports (0.540). ExpertQA's experts judged chosen passages, not pages, and
+/// called most claims supported whatever the overlap: words tell little there.
 #[test]
 fn support_agrees_with_experts_on_the_held_out_split() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -466,7 +467,7 @@ fn support_agrees_with_experts_on_the_held_out_split() {
     assert!(totals[0] > 200.0 && totals[1] > 600.0, "{totals:?}");
     let balanced = (hits[0] / totals[0] + hits[1] / totals[1]) / 2.0;
     assert!(
-        balanced > 0.57,
+        balanced > 0.525,
         "balanced accuracy {balanced:.3} on the held-out split"
     );
 }
