@@ -160,7 +160,9 @@ pub struct AnswerConfidence {
     /// `credibility × mean + diversity × diversity`, clamped; exactly 0.0 without
     /// citations.
     pub value: f64,
-    /// `high` (≥ 0.85), `medium` (≥ 0.6) or `low`.
+    /// `high` (≥ 0.85), `medium` (≥ 0.6) or `low`; `not checked` when none of the
+    /// answer's sources could be checked and none of its pages read (the value is then
+    /// at most 0.59).
     pub label: String,
     /// The mean credibility of the cited sources.
     pub mean_credibility: f64,

@@ -159,38 +159,32 @@ pub fn source_credibility(
     }
 }
 
-/// Takes the support check into account: an answer with any claim that its pages do
-/// not support cannot be `high` (capped just below 0.85), and one where half or more
-/// of the judged claims are unsupported is `low` (capped just below 0.6). A claim is
-/// judged when at least one of its pages could be read; it counts as supported when one
-/// of them supports it fully or partly.
+/// Takes the support check into account, claim by claim, from the evidence of its read
+/// pages: a claim some page supports counts as supported; one a page partly supports
+/// counts as supported when the page mentions all its numbers, dates and names (it has
+/// no `missing` words, and the page gave a quote), and as half supported otherwise; a
+/// claim its pages do not support counts as unsupported. An answer with any
+/// unsupported weight cannot be `high` (capped just below 0.85), and one where half or
+/// more of the judged claims' weight is unsupported is `low` (capped just below 0.6).
+/// A claim is judged when at least one of its pages could be read.
 pub fn apply_support(confidence: &mut AnswerConfidence, claims: &[crate::model::Claim]) {
-    use crate::model::SupportVerdict;
     let mut judged = 0usize;
-    let mut unsupported = 0usize;
+    let mut supported = 0.0f64;
     for claim in claims {
-        let readable: Vec<SupportVerdict> = claim
-            .support
-            .iter()
-            .map(|s| s.verdict)
-            .filter(|v| *v != SupportVerdict::Unreadable)
-            .collect();
-        if readable.is_empty() {
-            continue;
-        }
-        judged += 1;
-        if readable.iter().all(|v| *v == SupportVerdict::NotSupported) {
-            unsupported += 1;
+        if let Some(credit) = claim_support_credit(claim) {
+            judged += 1;
+            supported += credit;
         }
     }
     if judged == 0 {
         confidence.supported_share = None;
         return;
     }
-    confidence.supported_share = Some((judged - unsupported) as f64 / judged as f64);
-    let cap = if unsupported * 2 >= judged {
+    let unsupported = judged as f64 - supported;
+    confidence.supported_share = Some(supported / judged as f64);
+    let cap = if unsupported * 2.0 >= judged as f64 {
         SUPPORT_CAP_LOW
-    } else if unsupported > 0 {
+    } else if unsupported > 0.0 {
         SUPPORT_CAP_MEDIUM
     } else {
         return;
@@ -199,6 +193,53 @@ pub fn apply_support(confidence: &mut AnswerConfidence, claims: &[crate::model::
         confidence.value = cap;
         confidence.label = label(cap).into();
     }
+}
+
+/// How far a claim's read pages support it, 0 to 1 (see [`apply_support`]); `None`
+/// when no page of it could be read.
+pub fn claim_support_credit(claim: &crate::model::Claim) -> Option<f64> {
+    use crate::model::SupportVerdict;
+    claim
+        .support
+        .iter()
+        .filter_map(|s| match s.verdict {
+            SupportVerdict::Supported => Some(1.0),
+            SupportVerdict::PartlySupported if s.missing.is_empty() && s.quote.is_some() => {
+                Some(1.0)
+            }
+            SupportVerdict::PartlySupported => Some(0.5),
+            SupportVerdict::NotSupported => Some(0.0),
+            SupportVerdict::Unreadable => None,
+        })
+        .reduce(f64::max)
+}
+
+/// The label of an answer none of whose sources could be checked or read.
+pub const NOT_CHECKED_LABEL: &str = "not checked";
+
+/// An answer none of whose sources could be checked (no link answered, none was
+/// checked through its product, the network was down, or checking was off) and none of
+/// whose pages was read cannot be `medium` or `high`: its confidence is capped at
+/// [`SUPPORT_CAP_LOW`] and labelled [`NOT_CHECKED_LABEL`], so that people read that it
+/// could not be checked, not that it was found wanting or trusted.
+pub fn apply_unchecked(confidence: &mut AnswerConfidence, sources: &[&Source]) {
+    if sources.is_empty() || confidence.supported_share.is_some() {
+        return;
+    }
+    let answered = |class: VerdictClass| {
+        matches!(
+            class,
+            VerdictClass::Verified
+                | VerdictClass::Broken
+                | VerdictClass::Restricted
+                | VerdictClass::ServerError
+        )
+    };
+    if sources.iter().any(|s| answered(s.verdict.class)) {
+        return;
+    }
+    confidence.value = confidence.value.min(SUPPORT_CAP_LOW);
+    confidence.label = NOT_CHECKED_LABEL.into();
 }
 
 /// The highest confidence of an answer with some unsupported claims: `medium`.
@@ -424,28 +465,30 @@ mod tests {
     #[test]
     fn unsupported_claims_cap_the_confidence() {
         use crate::model::{Claim, ClaimSupport, Span, SupportVerdict};
-        let claim = |verdicts: &[SupportVerdict]| Claim {
-            text: "c".into(),
-            span: Span { start: 0, end: 1 },
-            cites: vec![1],
-            signals: Vec::new(),
-            claim_type: None,
-            relevance: None,
-            classification: None,
-            stale_sources: Vec::new(),
-            support: verdicts
-                .iter()
-                .map(|v| ClaimSupport {
-                    source: 1,
-                    score: 0.5,
-                    verdict: *v,
-                    quote: None,
-                    missing: Vec::new(),
-                    reason: None,
-                    judge: Default::default(),
-                })
-                .collect(),
-        };
+        let claim_with =
+            |verdicts: &[SupportVerdict], quote: Option<&str>, missing: &[&str]| Claim {
+                text: "c".into(),
+                span: Span { start: 0, end: 1 },
+                cites: vec![1],
+                signals: Vec::new(),
+                claim_type: None,
+                relevance: None,
+                classification: None,
+                stale_sources: Vec::new(),
+                support: verdicts
+                    .iter()
+                    .map(|v| ClaimSupport {
+                        source: 1,
+                        score: 0.5,
+                        verdict: *v,
+                        quote: quote.map(str::to_string),
+                        missing: missing.iter().map(|m| m.to_string()).collect(),
+                        reason: None,
+                        judge: Default::default(),
+                    })
+                    .collect(),
+            };
+        let claim = |verdicts: &[SupportVerdict]| claim_with(verdicts, Some("q"), &[]);
         let high = || AnswerConfidence {
             value: 0.9,
             label: "high".into(),
@@ -485,6 +528,72 @@ mod tests {
             (unread.label.as_str(), unread.supported_share),
             ("high", None)
         );
+        // Partly supported with the page's numbers, dates and names all there and a
+        // quote counts as supported; with missing words, as half supported.
+        let mut partly = high();
+        apply_support(
+            &mut partly,
+            &[claim(&[Supported]), claim(&[PartlySupported])],
+        );
+        assert_eq!(
+            (partly.label.as_str(), partly.supported_share),
+            ("high", Some(1.0))
+        );
+        let mut missing = high();
+        apply_support(
+            &mut missing,
+            &[
+                claim(&[Supported]),
+                claim_with(&[PartlySupported], Some("q"), &["1909"]),
+            ],
+        );
+        assert_eq!(
+            (missing.label.as_str(), missing.supported_share),
+            ("medium", Some(0.75))
+        );
+        let mut no_quote = high();
+        apply_support(&mut no_quote, &[claim_with(&[PartlySupported], None, &[])]);
+        assert_eq!(
+            (no_quote.label.as_str(), no_quote.supported_share),
+            ("low", Some(0.5))
+        );
+    }
+
+    #[test]
+    fn an_answer_nothing_of_which_could_be_checked_says_so() {
+        use VerdictClass::*;
+        let high = || AnswerConfidence {
+            value: 0.9,
+            label: "high".into(),
+            mean_credibility: 0.9,
+            diversity: 1.0,
+            sources: 2,
+            domains: 2,
+            coverage: 1.0,
+            supported_share: None,
+        };
+        let down = source(Some("https://nih.gov/a"), SourceKind::Web, TimedOut);
+        let internal = source(None, SourceKind::Slack, NotChecked);
+        let mut unchecked = high();
+        apply_unchecked(&mut unchecked, &[&down, &internal]);
+        assert_eq!(
+            (unchecked.label.as_str(), unchecked.value),
+            (NOT_CHECKED_LABEL, SUPPORT_CAP_LOW)
+        );
+        // One source that answered (even with a 404) means the answer was checked.
+        let broken = source(Some("https://a.example/x"), SourceKind::Web, Broken);
+        let mut checked = high();
+        apply_unchecked(&mut checked, &[&down, &broken]);
+        assert_eq!(checked.label, "high");
+        // A page that was read is a check too.
+        let mut read = high();
+        read.supported_share = Some(1.0);
+        apply_unchecked(&mut read, &[&down]);
+        assert_eq!(read.label, "high");
+        // No sources: nothing to check, the confidence stands.
+        let mut none = high();
+        apply_unchecked(&mut none, &[]);
+        assert_eq!(none.label, "high");
     }
 
     #[test]

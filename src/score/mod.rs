@@ -285,6 +285,8 @@ impl Scorer {
         );
         let mut confidence = confidence;
         confidence::apply_support(&mut confidence, &report.claims);
+        let sources: Vec<&crate::model::Source> = report.sources().collect();
+        confidence::apply_unchecked(&mut confidence, &sources);
         report.confidence = Some(confidence);
     }
 }
@@ -339,10 +341,27 @@ mod tests {
                 source.title
             );
         }
-        let confidence = report.confidence.expect("confidence");
+        let confidence = report.confidence.clone().expect("confidence");
         assert_eq!((confidence.sources, confidence.domains), (2, 2));
-        // 0.6 × mean(0.9, 0.35) + 0.4 × 1.0
-        assert!((confidence.value - (0.6 * (0.9 + 0.35) / 2.0 + 0.4)).abs() < 1e-9);
+        // 0.6 × mean(0.9, 0.35) + 0.4 × 1.0 = 0.775, but no link was checked: the answer
+        // could not be checked, and says so rather than "medium".
+        assert_eq!(confidence.label, super::confidence::NOT_CHECKED_LABEL);
+        assert_eq!(confidence.value, super::confidence::SUPPORT_CAP_LOW);
+        let mut checked = report.clone();
+        for group in &mut checked.groups {
+            for source in &mut group.sources {
+                source.verdict.class = crate::model::VerdictClass::Verified;
+            }
+        }
+        tiers_only.score_report(&mut checked);
+        let credibility: Vec<f64> = checked
+            .sources()
+            .filter_map(|s| s.credibility.as_ref().map(|c| c.value))
+            .collect();
+        let confidence = checked.confidence.expect("confidence");
+        let mean = credibility.iter().sum::<f64>() / credibility.len() as f64;
+        assert!((confidence.value - (0.6 * mean + 0.4)).abs() < 1e-9);
+        assert_ne!(confidence.label, super::confidence::NOT_CHECKED_LABEL);
     }
 
     /// A model's type stands; a model's classification without a type, a claim that
