@@ -220,7 +220,8 @@ pub fn validate(
         let quote = text("quote")?;
         let reason = text("reason")?;
         let quote = Some(quote.trim().to_string())
-            .filter(|q| !q.is_empty() && on_page.contains(&normalized(q)));
+            .filter(|q| !q.is_empty() && on_page.contains(&normalized(q)))
+            .map(|q| super::cut(&q, super::MAX_QUOTE_CHARS));
         judgements.push(ModelJudgement {
             claim,
             verdict,

@@ -27,8 +27,9 @@ use serde::{Deserialize, Serialize};
 /// is too kind to them.)
 pub const MIN_OVERLAP: f64 = 0.1;
 
-/// Longest quote kept from a page, in characters.
-pub const MAX_QUOTE_CHARS: usize = 320;
+/// Longest quote kept from a page, in characters (a longer one is cut at a word and
+/// ends with `…`).
+pub const MAX_QUOTE_CHARS: usize = 300;
 
 pub use crate::model::SupportVerdict;
 
@@ -117,7 +118,7 @@ impl SupportScorer {
 }
 
 /// `text` cut to `max` characters at a word boundary, with an ellipsis when cut.
-fn cut(text: &str, max: usize) -> String {
+pub(crate) fn cut(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_string();
     }
@@ -133,6 +134,30 @@ fn cut(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quotes_are_the_pages_own_words_and_at_most_300_characters() {
+        let scorer = SupportScorer::builtin().expect("builtin model");
+        let long = format!(
+            "Deploys are frozen on Fridays {} and at weekends.",
+            "because the on-call rota is thin ".repeat(20)
+        );
+        let page = format!("Release policy. {long} Exceptions need approval.");
+        let support = scorer.score("Deploys are frozen on Fridays.", &[&page]);
+        let quote = support.quote.expect("a quote");
+        assert!(
+            quote.chars().count() <= MAX_QUOTE_CHARS,
+            "{}",
+            quote.chars().count()
+        );
+        assert!(quote.ends_with('…'), "{quote}");
+        assert!(
+            page.contains(quote.trim_end_matches('…').trim_end()),
+            "{quote}"
+        );
+        let missing = scorer.score("Deploys were frozen on 3 March 2019 in Ohio.", &[&page]);
+        assert_eq!(missing.missing, ["3 March 2019", "Ohio"]);
+    }
 
     #[test]
     fn a_page_that_says_it_supports_and_one_that_does_not_does_not() {
