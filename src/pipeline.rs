@@ -319,7 +319,9 @@ impl Pipeline {
         progress: Option<&Progress>,
     ) {
         if let Some(verifier) = self.verifier.as_ref().filter(|_| verify) {
-            verifier.verify_report(report, progress).await;
+            verifier
+                .verify_report_reading(report, progress, None, self.pages_to_read())
+                .await;
         }
         self.classify_with_model(report).await;
         self.scorer.score_report(report);
@@ -355,9 +357,21 @@ impl Pipeline {
         internal: Option<&Arc<dyn InternalChecker>>,
     ) {
         if let Some(verifier) = self.verifier.as_ref().filter(|_| verify) {
-            verifier.verify_report_with(report, None, internal).await;
+            verifier
+                .verify_report_reading(report, None, internal, self.pages_to_read())
+                .await;
         }
         self.scorer.score_report(report);
+    }
+
+    /// Pages of a report read with their probes: those the support check will read
+    /// when it is on (so each costs one request), none when it is off.
+    fn pages_to_read(&self) -> usize {
+        if self.support.is_some() {
+            self.config.support.max_pages
+        } else {
+            0
+        }
     }
 
     /// The report as Slack mrkdwn, as posted.

@@ -29,6 +29,18 @@ pub(crate) struct Probed {
     pub(crate) host_silent: bool,
 }
 
+impl Probed {
+    /// A verdict remembered from an earlier probe or read.
+    pub(crate) fn remembered(verdict: Verdict) -> Probed {
+        Probed {
+            verdict,
+            cacheable: true,
+            network_failure: false,
+            host_silent: false,
+        }
+    }
+}
+
 struct Entry {
     verdict: Verdict,
     stored: Instant,
@@ -143,6 +155,19 @@ impl VerdictCache {
         }
     }
 
+    /// Remembers what a page read found about its link (when it may be kept), here and
+    /// for other replicas: the read settles the verdict as a probe would.
+    pub(crate) async fn settle(&self, key: &str, probed: &Probed) {
+        if !probed.cacheable {
+            return;
+        }
+        self.insert(key, probed.verdict.clone());
+        if let Some(shared) = &self.shared {
+            let ttl = self.ttl_for(&probed.verdict);
+            shared.share_verdict(key, &probed.verdict, ttl).await;
+        }
+    }
+
     /// Entries held (expired ones included until swept).
     pub(crate) fn len(&self) -> usize {
         self.entries.len()
@@ -155,12 +180,7 @@ impl VerdictCache {
     where
         F: Future<Output = Probed>,
     {
-        let remembered = |verdict| Probed {
-            verdict,
-            cacheable: true,
-            network_failure: false,
-            host_silent: false,
-        };
+        let remembered = Probed::remembered;
         if let Some(verdict) = self.get(key) {
             return (remembered(verdict), true);
         }

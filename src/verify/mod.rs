@@ -10,15 +10,22 @@
 //! and time; a URL never makes `verify` fail.
 //!
 //! [`Verifier::fetch_page`] reads the text of one cited page through the same guard,
-//! caps and resolver, for the claim checker.
+//! caps and resolver, for the claim checker. One request per page: when a report's
+//! pages will be read ([`VerifySettings::read_pages`], or
+//! [`Verifier::verify_report_reading`]), the probe of each page to read is a GET whose
+//! body is kept (size-capped, within the probe's own time) and whose status is the
+//! verdict, and `fetch_page` then finds the page read. The two caches agree: a page
+//! read settles its link's verdict, and a remembered verdict without a page costs only
+//! the page's read, once.
 //!
 //! The parts: [`guard`] (which addresses and names may be reached), [`resolve`] (name
-//! lookup that returns only vetted addresses), `probe` (HEAD/GET, redirects, retry),
-//! `fetch` (a page's body, size- and time-capped, into [`crate::page`]),
-//! `limits` (global and per-host caps, with slow start), `cache` (TTLs, bounded size,
-//! one probe per URL in flight), `page_cache` (the same for pages, also bounded in
-//! bytes) and `health` (hosts that let a probe time out and answered nothing are not
-//! waited on again for each of their links).
+//! lookup that returns only vetted addresses), `probe` (HEAD/GET, or one GET for a
+//! page; redirects, retry), `fetch` (a page's body, size- and time-capped, into
+//! [`crate::page`]), `limits` (global and per-host caps, with slow start), `cache`
+//! (TTLs, bounded size, one probe per URL in flight), `page_cache` (the same for pages,
+//! also bounded in bytes, with the verdict each read gave) and `health` (hosts that
+//! let a probe time out and answered nothing are not waited on again for each of
+//! their links).
 
 mod cache;
 mod fetch;
@@ -36,7 +43,6 @@ use crate::model::{
 };
 use crate::state::BotState;
 use cache::{Probed, VerdictCache};
-use fetch::Fetcher;
 pub use fetch::{DEFAULT_FETCH_MAX_BYTES, DEFAULT_FETCH_TIMEOUT};
 use futures_util::future::BoxFuture;
 use futures_util::stream::{FuturesUnordered, StreamExt};
@@ -45,9 +51,9 @@ use health::HostHealth;
 use limits::Limits;
 use page_cache::PageCache;
 pub use probe::MAX_REDIRECTS;
-use probe::{seconds, Prober};
+use probe::{seconds, without_fragment, Prober};
 use resolve::{DnsLookup, GuardedResolver, NameLookup};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Once};
@@ -74,7 +80,9 @@ pub const DEFAULT_PAGE_CACHE_MAX_BYTES: usize = 64 << 20;
 
 /// How the verifier probes and reads pages. Defaults: 2 s per link, 32 probes at once,
 /// 4 per host, verified verdicts kept 1 h and failures 5 min, at most 10,000
-/// remembered; pages read up to 2 MiB within 5 s, at most 64 MiB of them remembered.
+/// remembered; pages read up to 2 MiB (within the probe's 2 s when read by it, 5 s
+/// otherwise), at most 64 MiB of them remembered; no page read by a report's probes
+/// (the settings from the environment read 20 when the support check is on).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VerifySettings {
     /// The whole probe of one link, fallback, redirects and retry included.
@@ -100,6 +108,12 @@ pub struct VerifySettings {
     /// Bytes of pages remembered at most (their number is bounded by
     /// `cache_max_entries`, their lifetime by the two TTLs).
     pub page_cache_max_bytes: usize,
+    /// Pages of a report [`Verifier::verify_report`] reads with their probes, for the
+    /// support check that follows: those of the web sources its claims cite most
+    /// (ties: the first listed), at most this many, when pages are remembered at all. Their probe is one GET whose body is
+    /// kept, within the probe's own time. 0 (the default) reads none: every probe is a
+    /// HEAD (GET when HEAD is refused) whose body is never read.
+    pub read_pages: usize,
 }
 
 impl Default for VerifySettings {
@@ -115,6 +129,7 @@ impl Default for VerifySettings {
             fetch_max_bytes: DEFAULT_FETCH_MAX_BYTES,
             fetch_timeout: DEFAULT_FETCH_TIMEOUT,
             page_cache_max_bytes: DEFAULT_PAGE_CACHE_MAX_BYTES,
+            read_pages: 0,
         }
     }
 }
@@ -302,6 +317,12 @@ impl VerifierBuilder {
         self
     }
 
+    /// Pages of a report read with their probes ([`VerifySettings::read_pages`]).
+    pub fn read_pages(mut self, pages: usize) -> Self {
+        self.settings.read_pages = pages;
+        self
+    }
+
     /// Let probes reach private and loopback addresses. **Unsafe outside tests.**
     pub fn allow_private(mut self, allow: bool) -> Self {
         self.settings.allow_private = allow;
@@ -362,15 +383,6 @@ impl VerifierBuilder {
             allowed_sockets: self.allowed_sockets,
         });
         let resolver = GuardedResolver::new(lookup, policy.clone());
-        let fetcher = Fetcher::new(
-            resolver.clone(),
-            policy.clone(),
-            settings.fetch_max_bytes,
-            settings.fetch_timeout,
-            settings.per_host,
-            USER_AGENT,
-        )
-        .map_err(|e| VerifyError::Client(e.to_string()))?;
         let prober = Prober::new(
             resolver,
             policy.clone(),
@@ -382,7 +394,6 @@ impl VerifierBuilder {
         Ok(Verifier {
             inner: Arc::new(Inner {
                 prober,
-                fetcher,
                 pages: PageCache::new(
                     settings.cache_ttl_verified,
                     settings.cache_ttl_failed,
@@ -424,7 +435,6 @@ pub struct Verifier {
 
 struct Inner {
     prober: Prober,
-    fetcher: Fetcher,
     pages: PageCache,
     policy: Arc<GuardPolicy>,
     internal: Option<Arc<dyn InternalChecker>>,
@@ -513,8 +523,20 @@ impl Verifier {
         urls: &[S],
         progress: Option<&Progress>,
     ) -> BatchOutcome {
+        self.check_batch(urls, &[], progress).await
+    }
+
+    /// [`Verifier::check_urls`], reading the pages of the URLs whose place in `read` is
+    /// true with their probes (the rest, and all when `read` is shorter, are probed for
+    /// their status only).
+    async fn check_batch<S: AsRef<str>>(
+        &self,
+        urls: &[S],
+        read: &[bool],
+        progress: Option<&Progress>,
+    ) -> BatchOutcome {
         let deadline = Instant::now() + self.inner.settings.timeout + BATCH_GRACE;
-        self.run_batch(urls, progress, Budget::Batch(deadline))
+        self.run_batch(urls, read, progress, Budget::Batch(deadline))
             .await
     }
 
@@ -527,12 +549,13 @@ impl Verifier {
         urls: &[S],
         progress: Option<&Progress>,
     ) -> BatchOutcome {
-        self.run_batch(urls, progress, Budget::PerLink).await
+        self.run_batch(urls, &[], progress, Budget::PerLink).await
     }
 
     async fn run_batch<S: AsRef<str>>(
         &self,
         urls: &[S],
+        read: &[bool],
         progress: Option<&Progress>,
         budget: Budget,
     ) -> BatchOutcome {
@@ -547,7 +570,11 @@ impl Verifier {
             .enumerate()
             .map(|(index, url)| {
                 let began = &began[index];
-                async move { (index, self.check_one(url.as_ref(), budget, began).await) }
+                let read = read.get(index).copied().unwrap_or(false);
+                async move {
+                    let result = self.check_one(url.as_ref(), budget, began, read).await;
+                    (index, result)
+                }
             })
             .collect();
         let mut results: Vec<Option<(Probed, bool)>> = vec![None; urls.len()];
@@ -634,7 +661,15 @@ impl Verifier {
         }
     }
 
-    async fn check_one(&self, raw: &str, budget: Budget, began: &AtomicBool) -> (Probed, bool) {
+    /// One link's verdict: remembered (by the verdict cache, or by the page cache when
+    /// its page was read), or probed now; with `read`, by reading its page.
+    async fn check_one(
+        &self,
+        raw: &str,
+        budget: Budget,
+        began: &AtomicBool,
+        read: bool,
+    ) -> (Probed, bool) {
         let url = match Url::parse(raw) {
             Ok(url) => url,
             Err(error) => {
@@ -665,6 +700,13 @@ impl Verifier {
         if let Some(probed) = self.silent_host(&url, &authority) {
             return (probed, false);
         }
+        // A page read settles its link's verdict for as long as the page is kept.
+        let page_key = without_fragment(&url);
+        if self.inner.cache.get(&key).is_none() {
+            if let Some(verdict) = self.inner.pages.verdict(&page_key) {
+                return (Probed::remembered(verdict), true);
+            }
+        }
         self.inner
             .cache
             .get_or_probe(&key, async {
@@ -678,9 +720,25 @@ impl Verifier {
                     Budget::Batch(deadline) => deadline,
                     Budget::PerLink => Instant::now() + self.inner.settings.timeout,
                 };
-                let probed = self.inner.prober.probe(&url, deadline).await;
+                // A page read grants the host's next slot as soon as the status is in,
+                // not when the body is.
+                let answered_early = AtomicBool::new(false);
+                let probed = if read {
+                    let answered = || {
+                        slot.host_answered();
+                        answered_early.store(true, Ordering::Relaxed);
+                    };
+                    // Boxed, as the probe below: each link's future would otherwise
+                    // carry room for them (a page read's is 14 KB) from the start,
+                    // when only the links being probed need it.
+                    Box::pin(self.probe_page(&page_key, &url, deadline, answered)).await
+                } else {
+                    Box::pin(self.inner.prober.probe(&url, deadline)).await
+                };
                 if probed.verdict.status_code.is_some() {
-                    slot.host_answered();
+                    if !answered_early.load(Ordering::Relaxed) {
+                        slot.host_answered();
+                    }
                     self.inner.health.answered(&authority);
                 } else if probed.host_silent {
                     self.inner.health.timed_out(&authority);
@@ -737,12 +795,40 @@ impl Verifier {
         progress: Option<&Progress>,
         internal: Option<&Arc<dyn InternalChecker>>,
     ) {
+        let pages = self.inner.settings.read_pages;
+        self.verify_report_reading(report, progress, internal, pages)
+            .await;
+    }
+
+    /// [`Verifier::verify_report_with`], reading with their probes the pages of at
+    /// most `pages` of the web sources the report's claims cite (the most cited first,
+    /// as the support check reads them) instead of
+    /// [`VerifySettings::read_pages`]: each such page is one GET whose status is the
+    /// verdict and whose body [`Verifier::fetch_page`] then finds. 0 reads none, and so
+    /// does a verifier that remembers no page (`cache_max_entries` or the verified TTL
+    /// at 0).
+    pub async fn verify_report_reading(
+        &self,
+        report: &mut Report,
+        progress: Option<&Progress>,
+        internal: Option<&Arc<dyn InternalChecker>>,
+        pages: usize,
+    ) {
         let combined = Checkers::chain(internal, self.inner.internal.as_ref());
         let internal = combined.as_ref();
+        // A body read with its probe is handed on through the page cache: with the
+        // cache off it would be dropped and read again.
+        let pages = if self.inner.pages.keeps_pages() {
+            pages
+        } else {
+            0
+        };
+        let to_read = pages_to_read(report, pages, internal);
         let plan = self.plan(report, internal);
         let urls: Vec<&str> = plan.web.iter().map(|t| t.url.as_str()).collect();
+        let read: Vec<bool> = urls.iter().map(|url| to_read.contains(*url)).collect();
         let (outcome, internal_verdicts) = tokio::join!(
-            self.check_urls(&urls, progress),
+            self.check_batch(&urls, &read, progress),
             check_internal(&self.inner.settings, internal, &plan.internal)
         );
         apply_checked(report, &plan.internal, internal_verdicts);
@@ -824,6 +910,47 @@ impl Verifier {
         }
         plan
     }
+}
+
+/// The links of `report` whose pages the support check will read, at most `max`: the
+/// web sources its claims cite and the sources `internal` handles ranked together, the
+/// most cited first (ties: the lowest id), as the support check ranks them; of those,
+/// the web links (which `internal` does not check).
+fn pages_to_read(
+    report: &Report,
+    max: usize,
+    internal: Option<&Arc<dyn InternalChecker>>,
+) -> std::collections::HashSet<String> {
+    if max == 0 {
+        return Default::default();
+    }
+    let mut citing: BTreeMap<usize, usize> = BTreeMap::new();
+    for claim in &report.claims {
+        for id in &claim.cites {
+            *citing.entry(*id).or_default() += 1;
+        }
+    }
+    let mut cited: Vec<(usize, usize, &String, bool)> = report
+        .sources()
+        .filter_map(|s| {
+            let url = s.canonical_url.as_ref()?;
+            let count = *citing.get(&s.id)?;
+            let handled = internal.is_some_and(|c| c.handles(s.kind, url));
+            (s.kind == SourceKind::Web || handled).then_some((
+                count,
+                s.id,
+                url,
+                s.kind == SourceKind::Web && !handled,
+            ))
+        })
+        .collect();
+    cited.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    cited
+        .into_iter()
+        .take(max)
+        .filter(|(_, _, _, web)| *web)
+        .map(|(_, _, url, _)| url.clone())
+        .collect()
 }
 
 /// A source of a report, by its place, and the link to check for it.

@@ -1,10 +1,16 @@
-//! One link, probed: HEAD, GET when HEAD is refused or inconclusive, redirects
-//! followed by hand so the guard judges every hop, and every failure turned into a
-//! verdict.
+//! One link, asked: redirects followed by hand so the guard judges every hop, and every
+//! failure turned into a verdict. A link is asked in one of two ways ([`Ask`]):
 //!
-//! The probe never reads a body: a GET stops at the status and headers and the
-//! response is dropped, so a gigabyte answer costs what its headers cost. The whole
-//! probe, fallback, redirects and one 429 retry included, runs under one deadline.
+//! - for its status: HEAD, GET when HEAD is refused or inconclusive. No body is read: a
+//!   GET stops at the status and headers and the response is dropped, so a gigabyte
+//!   answer costs what its headers cost.
+//! - for its page (when the support check will read it): one GET, through the client
+//!   that decodes gzip and brotli, whose final response is handed back when it is a
+//!   success, for `fetch` to read its body under the same deadline. Its status is the
+//!   verdict, so the page costs one request, not a probe and then a read.
+//!
+//! Either way the whole ask, fallback, redirects and one 429 retry included, runs
+//! under one deadline.
 
 use super::cache::Probed;
 use super::guard::{judge_url, GuardPolicy, UrlRefusal};
@@ -23,24 +29,63 @@ pub const MAX_REDIRECTS: usize = 5;
 /// A 429's wait must leave at least this much of the budget for the retry itself.
 const RETRY_MARGIN: Duration = Duration::from_millis(250);
 
-/// What every probe sends as `Accept`.
+/// What every status probe sends as `Accept`.
 const ACCEPT_VALUE: &str = "text/html,*/*";
 
-/// The HTTP client and the rules it probes by.
+/// What every page read sends as `Accept`: the kinds of page it can read, first.
+const PAGE_ACCEPT_VALUE: &str =
+    "text/html,application/xhtml+xml,text/plain;q=0.9,application/pdf;q=0.8,*/*;q=0.5";
+
+/// The HTTP clients and the rules they ask by.
 pub(crate) struct Prober {
+    /// Status probes: no body read, none asked for compressed.
     client: reqwest::Client,
+    /// Page reads: gzip and brotli decoded.
+    reader: reqwest::Client,
     policy: Arc<GuardPolicy>,
     timeout: Duration,
 }
 
-/// The status and the few headers a verdict needs; the response itself is dropped.
-#[derive(Debug, Clone)]
+/// How a link is asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ask {
+    /// HEAD, then GET when HEAD is refused or inconclusive; no body read.
+    Status,
+    /// One GET whose final response is kept when it is a success, for its body.
+    Page,
+}
+
+/// A link asked: the verdict and, for [`Ask::Page`], the final response when it is a
+/// success (its body not read yet), with where it came from and until when it may be
+/// read.
+pub(crate) struct Asked {
+    /// The verdict.
+    pub(crate) probed: Probed,
+    /// The final 2xx response of a page ask.
+    pub(crate) response: Option<reqwest::Response>,
+    /// The URL of the last hop.
+    pub(crate) final_url: Url,
+    /// Redirects followed.
+    pub(crate) redirects: usize,
+    /// Whether the last hop answered with a status that ended the ask (not a redirect
+    /// refused, looping or one too many).
+    pub(crate) answered: bool,
+    /// When the ask's time is up: reading the body must end by then too.
+    pub(crate) deadline: Instant,
+    /// Whether `deadline` is the ask's own timeout (not the answer's budget).
+    pub(crate) own_deadline: bool,
+}
+
+/// The status and the few headers a verdict needs, and the response itself when it is
+/// kept for its body (otherwise it is dropped at once).
+#[derive(Debug)]
 struct Answer {
     method: Method,
     status: StatusCode,
     location: Option<String>,
     retry_after: Option<Duration>,
     cloudflare_challenge: bool,
+    response: Option<reqwest::Response>,
 }
 
 /// Why a request got no HTTP answer.
@@ -101,8 +146,9 @@ pub(crate) fn guarded_client(
 }
 
 impl Prober {
-    /// A prober whose client resolves names only through `resolver`, ignores system
-    /// proxies, keeps no cookies and follows no redirect by itself.
+    /// A prober whose clients resolve names only through `resolver`, ignore system
+    /// proxies, keep no cookies and follow no redirect by itself; a probe ends within
+    /// `timeout`.
     pub(crate) fn new(
         resolver: GuardedResolver,
         policy: Arc<GuardPolicy>,
@@ -110,50 +156,88 @@ impl Prober {
         per_host: usize,
         user_agent: &str,
     ) -> Result<Prober, reqwest::Error> {
-        let client = guarded_client(resolver, per_host, user_agent, ACCEPT_VALUE)
-            // A probe never reads a body: it asks for none compressed.
+        let client = guarded_client(resolver.clone(), per_host, user_agent, ACCEPT_VALUE)
+            // A status probe never reads a body: it asks for none compressed.
             .no_gzip()
             .no_brotli()
             .build()?;
+        let reader = guarded_client(resolver, per_host, user_agent, PAGE_ACCEPT_VALUE)
+            .gzip(true)
+            .brotli(true)
+            .build()?;
         Ok(Prober {
             client,
+            reader,
             policy,
             timeout,
         })
     }
 
-    /// Probes `url`, ending by its own timeout or by `budget_end`, whichever is first.
+    /// Probes `url` for its status, ending by its own timeout or by `budget_end`,
+    /// whichever is first.
     pub(crate) async fn probe(&self, url: &Url, budget_end: Instant) -> Probed {
+        self.ask(url, Some(budget_end), self.timeout, Ask::Status)
+            .await
+            .probed
+    }
+
+    /// Asks `url` as `ask` says, ending within `timeout` or by `budget_end` (the
+    /// answer's), whichever is first.
+    pub(crate) async fn ask(
+        &self,
+        url: &Url,
+        budget_end: Option<Instant>,
+        timeout: Duration,
+        ask: Ask,
+    ) -> Asked {
         let started = Instant::now();
-        let own_deadline = started + self.timeout;
-        let deadline = own_deadline.min(budget_end);
+        let own_deadline = started + timeout;
+        let deadline = budget_end.map_or(own_deadline, |end| own_deadline.min(end));
+        let own = deadline == own_deadline;
         let mut trace = Trace {
             url: url.clone(),
             status: None,
             redirects: 0,
         };
         let outcome =
-            tokio::time::timeout_at(deadline.into(), self.follow(&mut trace, deadline)).await;
+            tokio::time::timeout_at(deadline.into(), self.follow(&mut trace, deadline, ask)).await;
         let elapsed = started.elapsed();
-        match outcome {
-            Ok(outcome) => judge(outcome, &trace, elapsed),
+        let answered = matches!(outcome, Ok(Outcome::Answered(_)));
+        let (probed, response) = match outcome {
+            Ok(Outcome::Answered(mut answer)) => {
+                let response = answer
+                    .response
+                    .take()
+                    .filter(|_| answer.status.is_success());
+                (judge(Outcome::Answered(answer), &trace, elapsed), response)
+            }
+            Ok(outcome) => (judge(outcome, &trace, elapsed), None),
             Err(_) => {
-                let own = deadline == own_deadline;
                 let reason = if own {
-                    format!("no answer within {}", seconds(self.timeout))
+                    format!("no answer within {}", seconds(timeout))
                 } else {
                     format!(
                         "stopped after {} when the answer's check ran out of time",
                         seconds(elapsed)
                     )
                 };
-                Probed {
+                let probed = Probed {
                     verdict: verdict(VerdictClass::TimedOut, &trace, elapsed, reason),
                     cacheable: own,
                     network_failure: false,
                     host_silent: own && trace.status.is_none(),
-                }
+                };
+                (probed, None)
             }
+        };
+        Asked {
+            probed,
+            response,
+            final_url: trace.url,
+            redirects: trace.redirects,
+            answered,
+            deadline,
+            own_deadline: own,
         }
     }
 
@@ -167,14 +251,14 @@ impl Prober {
         judge(Outcome::Refused(refusal), &trace, Duration::ZERO)
     }
 
-    async fn follow(&self, trace: &mut Trace, deadline: Instant) -> Outcome {
+    async fn follow(&self, trace: &mut Trace, deadline: Instant, ask: Ask) -> Outcome {
         let mut visited = vec![without_fragment(&trace.url)];
         let mut retried = false;
         loop {
             if let Err(refusal) = judge_url(&trace.url, &self.policy) {
                 return Outcome::Refused(refusal);
             }
-            let answer = match self.fetch(&trace.url, deadline, &mut retried).await {
+            let answer = match self.fetch(&trace.url, deadline, &mut retried, ask).await {
                 Ok(answer) => answer,
                 Err(failure) => return Outcome::Failed(failure),
             };
@@ -200,20 +284,25 @@ impl Prober {
         }
     }
 
-    /// HEAD, then GET when HEAD is refused or inconclusive; one retry of a 429 whose
-    /// `Retry-After` fits in what is left of the budget.
+    /// For a status: HEAD, then GET when HEAD is refused or inconclusive. For a page:
+    /// GET. Then one retry of a 429 whose `Retry-After` fits in what is left of the
+    /// budget.
     async fn fetch(
         &self,
         url: &Url,
         deadline: Instant,
         retried: &mut bool,
+        ask: Ask,
     ) -> Result<Answer, Failure> {
-        let answer = match self.send(Method::HEAD, url).await {
-            Ok(head) if !head_inconclusive(head.status) => head,
-            Ok(_) | Err(Failure::Closed) | Err(Failure::Reset) => {
-                self.send(Method::GET, url).await?
-            }
-            Err(other) => return Err(other),
+        let answer = match ask {
+            Ask::Page => self.send(Method::GET, url, ask).await?,
+            Ask::Status => match self.send(Method::HEAD, url, ask).await {
+                Ok(head) if !head_inconclusive(head.status) => head,
+                Ok(_) | Err(Failure::Closed) | Err(Failure::Reset) => {
+                    self.send(Method::GET, url, ask).await?
+                }
+                Err(other) => return Err(other),
+            },
         };
         if answer.status != StatusCode::TOO_MANY_REQUESTS || *retried {
             return Ok(answer);
@@ -221,23 +310,29 @@ impl Prober {
         match answer.retry_after {
             Some(wait) if Instant::now() + wait + RETRY_MARGIN <= deadline => {
                 *retried = true;
+                let method = answer.method.clone();
+                drop(answer);
                 tokio::time::sleep(wait).await;
-                self.send(answer.method.clone(), url).await
+                self.send(method, url, ask).await
             }
             _ => Ok(answer),
         }
     }
 
-    /// One request; the body, if any, is never read.
-    async fn send(&self, method: Method, url: &Url) -> Result<Answer, Failure> {
-        let response = self
-            .client
+    /// One request. A status probe never reads the body; a page ask keeps the
+    /// response of a GET for the caller to read (or drop).
+    async fn send(&self, method: Method, url: &Url, ask: Ask) -> Result<Answer, Failure> {
+        let client = match ask {
+            Ask::Status => &self.client,
+            Ask::Page => &self.reader,
+        };
+        let response = client
             .request(method.clone(), url.clone())
             .send()
             .await
             .map_err(|e| classify_error(&e))?;
         let headers = response.headers();
-        let answer = Answer {
+        let mut answer = Answer {
             method,
             status: response.status(),
             location: headers
@@ -246,8 +341,11 @@ impl Prober {
                 .map(str::to_string),
             retry_after: crate::reply::retry_after(headers),
             cloudflare_challenge: headers.contains_key("cf-mitigated"),
+            response: None,
         };
-        drop(response);
+        if ask == Ask::Page && answer.method == Method::GET {
+            answer.response = Some(response);
+        }
         Ok(answer)
     }
 }
@@ -505,6 +603,7 @@ mod tests {
             location: None,
             retry_after: None,
             cloudflare_challenge: false,
+            response: None,
         }
     }
 
