@@ -43,7 +43,7 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config {
+        let mut config = Config {
             collect: CollectOptions::default(),
             render: RenderOptions::default(),
             max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
@@ -53,7 +53,19 @@ impl Default for Config {
             llm: None,
             classify_with_model: false,
             products: crate::products::ProductSettings::default(),
-        }
+        };
+        config.set_support(config.support.enabled);
+        config
+    }
+}
+
+impl Config {
+    /// Turns the support check on or off, and with it the reading of cited pages by
+    /// their probes ([`VerifySettings::read_pages`]: the pages the check reads, when
+    /// on; none when off, so every probe is a HEAD and no page is read).
+    pub fn set_support(&mut self, enabled: bool) {
+        self.support.enabled = enabled;
+        self.verify.read_pages = if enabled { self.support.max_pages } else { 0 };
     }
 }
 
@@ -88,7 +100,8 @@ pub const VERIFY_CACHE_MAX: &str = "SOURCEBOT_VERIFY_CACHE_MAX";
 pub const VERIFY_ALLOW_PRIVATE: &str = "SOURCEBOT_VERIFY_ALLOW_PRIVATE";
 /// `SOURCEBOT_FETCH_MAX_BYTES`: most bytes of a cited page read (after decompression).
 pub const FETCH_MAX_BYTES: &str = "SOURCEBOT_FETCH_MAX_BYTES";
-/// `SOURCEBOT_FETCH_TIMEOUT`: the whole fetch of one cited page (`5s`).
+/// `SOURCEBOT_FETCH_TIMEOUT`: the whole fetch of one cited page read apart from its
+/// link's probe (`5s`); a page read by its probe has the probe's time.
 pub const FETCH_TIMEOUT: &str = "SOURCEBOT_FETCH_TIMEOUT";
 /// `SOURCEBOT_SUPPORT`: `on` (default) reads the cited pages of checked answers to see
 /// whether they support their claims; `off` skips it.
@@ -165,7 +178,7 @@ impl Config {
         read_verify(&get, &mut config.verify)?;
         read_score(&get, &mut config.score)?;
         if let Some((name, value)) = get(SUPPORT) {
-            config.support.enabled = flag(name, &value)?;
+            config.set_support(flag(name, &value)?);
         }
         if let Some((name, value)) = get(SUPPORT_TIMEOUT) {
             config.support.budget =
@@ -221,6 +234,12 @@ impl Config {
                 }
             };
         }
+        // Reports name the model where it judged support.
+        config.render.support_model = config
+            .llm
+            .as_ref()
+            .filter(|_| config.support.use_model)
+            .map(|llm| llm.model.clone());
         Ok(config)
     }
 }
@@ -507,12 +526,27 @@ mod tests {
                 allow_private: true,
                 fetch_max_bytes: 65_536,
                 fetch_timeout: Duration::from_secs(3),
+                read_pages: crate::support::check::SupportSettings::default().max_pages,
                 ..VerifySettings::default()
             }
         );
         assert!(!config(&[]).unwrap().verify.allow_private);
         let bare = config(&[(VERIFY_TIMEOUT, "2.5")]).unwrap();
         assert_eq!(bare.verify.timeout, Duration::from_millis(2500));
+    }
+
+    #[test]
+    fn support_off_reads_no_page_with_the_probes() {
+        let on = config(&[]).unwrap();
+        assert!(on.support.enabled);
+        assert_eq!(on.verify.read_pages, on.support.max_pages);
+        assert_eq!(Config::default(), on);
+        let off = config(&[(SUPPORT, "off")]).unwrap();
+        assert!(!off.support.enabled);
+        assert_eq!(off.verify.read_pages, 0);
+        let mut flagged = on.clone();
+        flagged.set_support(false);
+        assert_eq!(flagged, off);
     }
 
     #[test]
@@ -591,5 +625,20 @@ mod tests {
         std::fs::write(&bad, "[high]\nexample.org\n[shiny]\n").unwrap();
         let e = config(&[(DOMAIN_TIERS, &bad.to_string_lossy())]).unwrap_err();
         assert!(e.to_string().contains("line 3"), "{e}");
+    }
+
+    #[test]
+    fn reports_name_the_model_only_when_it_judges_support() {
+        let llm = [
+            (crate::llm::LLM_URL, "https://llm.example/v1"),
+            (crate::llm::LLM_MODEL, "gpt-4o-mini"),
+        ];
+        assert_eq!(config(&[]).unwrap().render.support_model, None);
+        assert_eq!(
+            config(&llm).unwrap().render.support_model.as_deref(),
+            Some("gpt-4o-mini")
+        );
+        let builtin = [llm[0], llm[1], (SUPPORT_JUDGE, "builtin")];
+        assert_eq!(config(&builtin).unwrap().render.support_model, None);
     }
 }

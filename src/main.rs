@@ -51,7 +51,7 @@ enum Command {
     #[command(after_help = AUDIT_HELP)]
     Audit(AuditArgs),
     /// Judge whether evidence supports claims: JSON Lines in ({"claim", "evidence"}),
-    /// the same lines out with "support" (0-1), "verdict" and "quote" added.
+    /// the same lines out with "support" (0-1), "verdict", "quote" and "missing" added.
     #[command(after_help = SUPPORT_HELP)]
     Support(SupportArgs),
 }
@@ -60,7 +60,9 @@ const SUPPORT_HELP: &str = "\
 Each input line is an object with \"claim\" (a string) and \"evidence\" (a string or a
 list of strings: the passages to judge against). Each output line is that object with
 its fields kept and \"support\" (0 to 1), \"verdict\" (supported, partly supported,
-not supported; unreadable for empty evidence) and \"quote\" (the best passage) added.
+not supported; unreadable for empty evidence), \"quote\" (the best passage, the page's own
+words) and \"missing\" (the claim's numbers, dates and names the evidence never mentions)
+added.
 A bad line is reported on standard error by its number and skipped; the rest are
 still scored, in order.
 
@@ -134,11 +136,19 @@ struct LinkArgs {
     /// SOURCEBOT_VERIFY_TIMEOUT.
     #[arg(long, value_name = "DURATION")]
     timeout: Option<String>,
+
+    /// Do not read the cited pages to see whether they support their claims (as
+    /// SOURCEBOT_SUPPORT=off): links are only probed.
+    #[arg(long)]
+    no_support: bool,
 }
 
 impl LinkArgs {
-    /// Puts `--timeout` into `config`.
+    /// Puts `--timeout` and `--no-support` into `config`.
     fn apply(&self, config: &mut Config) -> anyhow::Result<()> {
+        if self.no_support {
+            config.set_support(false);
+        }
         if let Some(timeout) = &self.timeout {
             config.verify.timeout = sourcebot::config::duration(
                 "--timeout",
@@ -176,9 +186,11 @@ Examples:
   sourcebot check examples/slack-message.json --input slack-message
   sourcebot check examples/answer.md --no-verify
   sourcebot check examples/answer.md --timeout 5s --concurrency 8
+  sourcebot check examples/answer.md --evidence
 
 Links are probed with HEAD (GET when HEAD is refused), at most --concurrency at once
-and 4 per host, never at a private or local address. Marks: ✓ verified; ⚠ broken,
+and 4 per host, never at a private or local address; a page the support check reads
+is probed and read by one GET (--no-support: no page is read). Marks: ✓ verified; ⚠ broken,
 unreachable, timed out or server error; 🔒 restricted (the page refuses robots);
 ⊘ blocked or invalid; – not checked (internal links, or --no-verify).";
 
@@ -213,6 +225,13 @@ struct CheckArgs {
     /// Links probed at once. Default 32, or SOURCEBOT_VERIFY_CONCURRENCY.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
     concurrency: Option<u16>,
+
+    /// Under the text report, list each claim checked against the pages it cites: each
+    /// page with its verdict and judge, the page's own words and the claim's words it
+    /// never mentions. Text format only (`--format json` has it all in
+    /// `claims[].support`).
+    #[arg(long)]
+    evidence: bool,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -281,6 +300,13 @@ fn check(args: CheckArgs, mut config: Config) -> anyhow::Result<()> {
         Format::SlackMessage => (Format::Text, InputFormat::SlackMessage),
         format => (format, args.input),
     };
+    if args.evidence && format != Format::Text {
+        return Err(UsageError(
+            "--evidence lists the evidence under the text report; with --format json each claim's support has it"
+                .to_string(),
+        )
+        .into());
+    }
     let (name, origin, bytes) = read_input(args.file.as_deref(), config.max_input_bytes)?;
     let hint = match input {
         InputFormat::Text => FormatHint::Text,
@@ -311,6 +337,11 @@ fn check(args: CheckArgs, mut config: Config) -> anyhow::Result<()> {
     }
     let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let output = match format {
+        Format::Text | Format::SlackMessage if args.evidence => format!(
+            "{}\n{}",
+            render::text(&report, &config.render),
+            render::evidence::text::evidence_text(&report, &config.render)
+        ),
         Format::Text | Format::SlackMessage => render::text(&report, &config.render),
         Format::Mrkdwn => render::mrkdwn(&report, &config.render),
         Format::Blocks => serde_json::to_string_pretty(&render::blocks(&report, &config.render))?,

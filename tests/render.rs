@@ -1298,10 +1298,30 @@ fn scored_reports_show_the_confidence_line_and_low_credibility() {
          [1] https://www.sec.gov/report - Annual report\n\
          [2] https://www.reddit.com/r/x/comments/1 - A thread",
     );
-    let report = sourcebot::check(&answer, &sourcebot::collect::CollectOptions::default());
+    let mut report = sourcebot::check(&answer, &sourcebot::collect::CollectOptions::default());
     let confidence = report.confidence.as_ref().expect("scored");
     assert_eq!(confidence.sources, 2);
     assert_eq!(confidence.domains, 2);
+    // Nothing was checked: the line says so instead of a confidence.
+    let unchecked = render::mrkdwn(&report, &opts());
+    assert!(
+        unchecked.lines().nth(1).unwrap_or_default().starts_with(
+            "Confidence: not checked (none of its sources could be checked or read) · 2 sources from 2 domains · "
+        ),
+        "{unchecked}"
+    );
+    // As if the filing had answered: a confidence of its own.
+    report
+        .groups
+        .iter_mut()
+        .flat_map(|g| g.sources.iter_mut())
+        .for_each(|s| {
+            if s.title == "Annual report" {
+                s.verdict.class = sourcebot::model::VerdictClass::Verified;
+            }
+        });
+    sourcebot::score::Scorer::default().score_report(&mut report);
+    let confidence = report.confidence.as_ref().expect("scored");
     let mrkdwn = render::mrkdwn(&report, &opts());
     let second = mrkdwn.lines().nth(1).unwrap_or_default();
     assert!(

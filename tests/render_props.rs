@@ -1,9 +1,9 @@
 //! Property tests of the renderers over arbitrary reports: hostile titles, URLs,
-//! claims and warnings (arbitrary Unicode, `<>&|`, mentions, bidi and zero-width
-//! characters, 10 kB strings), 0–400 sources and random options. Whatever the input,
-//! Block Kit stays within Slack's limits, every source is either listed or counted in
-//! an "…and N more", and no output contains a mention or any `<` that does not start a
-//! link the renderer made.
+//! claims, quotes, missing words, model names and warnings (arbitrary Unicode, `<>&|`,
+//! mentions, bidi and zero-width characters, 10 kB strings), 0–400 sources and random
+//! options. Whatever the input, Block Kit and the evidence modal stay within Slack's
+//! limits, every source is either listed or counted in an "…and N more", and no output
+//! contains a mention or any `<` that does not start a link the renderer made.
 
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -12,9 +12,10 @@ use serde_json::Value;
 use sourcebot::model::{
     Claim, ClaimClassification, ClaimSignal, ClaimSupport, ClaimType, ClassificationMethod,
     DanglingCitation, FoundBy, InputShape, Metrics, Origin, Report, Source, SourceGroup,
-    SourceKind, SourceRecommendation, Span, StaleSource, SupportVerdict, Verdict, VerdictClass,
-    Verification,
+    SourceKind, SourceRecommendation, Span, StaleSource, SupportJudge, SupportVerdict, Verdict,
+    VerdictClass, Verification,
 };
+use sourcebot::render::evidence::modal::{check_view_limits, evidence_view, MAX_VIEW_BLOCKS};
 use sourcebot::render::{
     self, check_limits, BlockMessage, RenderOptions, MAX_BLOCKS, MAX_CONTEXT_ELEMENTS,
     MAX_FALLBACK_TEXT, MAX_SECTION_TEXT, MAX_TOTAL_BLOCK_TEXT,
@@ -131,63 +132,79 @@ fn source() -> impl Strategy<Value = Source> {
         )
 }
 
+/// The words a page never mentions: hostile, sometimes 10 kB long, sometimes many.
+fn missing_words() -> impl Strategy<Value = Vec<String>> {
+    prop_oneof![
+        4 => vec(messy(), 0..9),
+        1 => vec(title(), 0..3),
+    ]
+}
+
 fn claim() -> impl Strategy<Value = Claim> {
     (
         (messy(), any::<bool>(), any::<bool>()),
         (messy(), 0..ClaimType::ALL.len(), 0.0f64..1.0),
+        (missing_words(), prop::option::of(title()), any::<bool>()),
     )
         .prop_map(
-            |((text, cited, wants), (hostile, type_index, relevance))| Claim {
-                span: Span::new(0, text.len()),
-                text,
-                cites: if cited { vec![1] } else { vec![] },
-                signals: if wants {
-                    vec![ClaimSignal::Number]
-                } else {
-                    vec![]
-                },
-                // Typed, and when cited, suited or not: a poorly suited one is quoted with
-                // the model's recommended (hostile) agent name.
-                claim_type: Some(ClaimType::ALL[type_index]),
-                relevance: cited.then_some(relevance),
-                classification: Some(ClaimClassification {
-                    method: ClassificationMethod::Llm,
-                    recommendations: vec![SourceRecommendation {
-                        source: format!("agent:{hostile}"),
-                        relevance: 0.9,
-                        reason: hostile.clone(),
-                    }],
-                }),
-                // A cited claim's page, judged: unsupported ones are quoted with the page's
-                // (untrusted) title in their own section.
-                support: if cited {
-                    vec![ClaimSupport {
-                        source: 1,
-                        score: 0.1,
-                        verdict: if wants {
-                            SupportVerdict::NotSupported
-                        } else {
-                            SupportVerdict::Supported
-                        },
-                        quote: None,
-                        missing: Vec::new(),
-                        reason: None,
-                        judge: Default::default(),
-                    }]
-                } else {
-                    vec![]
-                },
-                // An old page behind it, with a hostile date and words.
-                stale_sources: if cited && wants {
-                    vec![StaleSource {
-                        source: 1,
-                        dated: hostile.clone(),
-                        age_days: 3_000,
-                        because: hostile,
-                    }]
-                } else {
-                    vec![]
-                },
+            |((text, cited, wants), (hostile, type_index, relevance), (missing, quote, partly))| {
+                Claim {
+                    span: Span::new(0, text.len()),
+                    text,
+                    cites: if cited { vec![1] } else { vec![] },
+                    signals: if wants {
+                        vec![ClaimSignal::Number]
+                    } else {
+                        vec![]
+                    },
+                    // Typed, and when cited, suited or not: a poorly suited one is quoted with
+                    // the model's recommended (hostile) agent name.
+                    claim_type: Some(ClaimType::ALL[type_index]),
+                    relevance: cited.then_some(relevance),
+                    classification: Some(ClaimClassification {
+                        method: ClassificationMethod::Llm,
+                        recommendations: vec![SourceRecommendation {
+                            source: format!("agent:{hostile}"),
+                            relevance: 0.9,
+                            reason: hostile.clone(),
+                        }],
+                    }),
+                    // A cited claim's page, judged: unsupported ones are quoted with the page's
+                    // (untrusted) title in their own section, with the (hostile) words the page
+                    // never mentions under them; the evidence shows the (hostile) quote.
+                    support: if cited {
+                        vec![ClaimSupport {
+                            source: 1,
+                            score: 0.1,
+                            verdict: match (wants, partly) {
+                                (true, false) => SupportVerdict::NotSupported,
+                                (true, true) => SupportVerdict::PartlySupported,
+                                (false, _) => SupportVerdict::Supported,
+                            },
+                            quote,
+                            missing,
+                            reason: None,
+                            judge: if partly {
+                                SupportJudge::Llm
+                            } else {
+                                SupportJudge::Builtin
+                            },
+                        }]
+                    } else {
+                        vec![]
+                    },
+                    // An old page behind it, with a hostile date and words.
+                    stale_sources: if cited && wants {
+                        vec![StaleSource {
+                            source: 1,
+                            dated: hostile.clone(),
+                            age_days: 3_000,
+                            because: hostile,
+                        }]
+                    } else {
+                        vec![]
+                    },
+                }
             },
         )
 }
@@ -249,16 +266,18 @@ fn options() -> impl Strategy<Value = RenderOptions> {
             0usize..80,
             0usize..6,
             0usize..150,
+            prop::option::of(title()),
         )
-            .prop_map(
-                |(kind_order, per_kind, title, uncited, excerpt)| RenderOptions {
+            .prop_map(|(kind_order, per_kind, title, uncited, excerpt, model)| {
+                RenderOptions {
                     kind_order,
                     max_per_kind: per_kind,
                     title_max_chars: title,
                     max_uncited_shown: uncited,
                     uncited_excerpt_chars: excerpt,
+                    support_model: model,
                 }
-            ),
+            }),
     ]
 }
 
@@ -556,6 +575,39 @@ proptest! {
             }
         }
         prop_assert!(!msg.text.contains('<') && !msg.text.contains('\n'), "{}", msg.text);
+    }
+
+    /// The evidence modal is within a modal's limits whatever the claims, quotes, titles,
+    /// missing words and model name, and carries no mention, no special and no link but
+    /// one to each page on its `• ` line; its quotes are quote lines (`> `).
+    #[test]
+    fn the_evidence_modal_is_within_limits_and_inert(report in report(), opts in options()) {
+        let view = evidence_view(&report, &opts);
+        prop_assert_eq!(check_view_limits(&view), Ok(()));
+        let blocks = view["blocks"].as_array().cloned().unwrap_or_default();
+        prop_assert!(!blocks.is_empty() && blocks.len() <= MAX_VIEW_BLOCKS);
+        for block in &blocks {
+            let text = block
+                .pointer("/text/text")
+                .or_else(|| block.pointer("/elements/0/text"))
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            prop_assert!(!text.contains("<!") && !text.contains("<@") && !text.contains("<#"));
+            for line in text.lines() {
+                let body = line.strip_prefix("> ").unwrap_or(line);
+                let n = parse_links(body).map_err(TestCaseError::fail)?.len();
+                if line.starts_with("• ") {
+                    prop_assert!(n <= 1, "{}", line);
+                } else {
+                    prop_assert_eq!(n, 0, "{}", line);
+                    prop_assert!(!body.contains('>'), "{}", line);
+                }
+                prop_assert!(
+                    !line.chars().any(|c| c.is_control() || c == '\u{202E}' || c == '\u{200B}'),
+                    "control, bidi or zero-width character in {:?}", line
+                );
+            }
+        }
     }
 
     /// The plain-text format never carries control or bidi characters, and JSON always

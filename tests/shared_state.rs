@@ -1,7 +1,7 @@
 //! The bot's state shared between replicas through a real `redis-server` (started by
 //! each test on a free port, stopped after; skipped with a notice when it is not
 //! installed). The same contract holds in memory and in Redis; two replicas sharing a
-//! Redis claim each delivery once and share each other's reports; keys carry their
+//! Redis claim each delivery once and share each other's reports and evidence; keys carry their
 //! TTLs; and when Redis is killed mid-run the bot goes on — calls return within their
 //! timeout, an event is answered rather than lost, health and the gauge say so — and
 //! recovers by itself once Redis is back.
@@ -14,7 +14,7 @@ use sourcebot::metrics::Metrics;
 use sourcebot::slack::api::CHANNEL_PACE;
 use sourcebot::state::{
     AnswerKey, BotState, MemoryState, RedisSettings, RedisState, ReplyRecord, DEDUPE_TTL,
-    REPLY_TTL, SHARE_TTL,
+    EVIDENCE_TTL, REPLY_TTL, SHARE_TTL,
 };
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -65,6 +65,16 @@ async fn contract(state: &dyn BotState) {
     state.keep_share("k1", report.clone()).await;
     assert_eq!(state.take_share("k1").await, Some(report));
     assert_eq!(state.take_share("k1").await, None, "taken once");
+
+    assert_eq!(state.evidence("e1").await, None);
+    let view = json!({"type": "modal", "blocks": [{"type": "divider"}]});
+    state.keep_evidence("e1", view.clone()).await;
+    assert_eq!(state.evidence("e1").await, Some(view.clone()));
+    assert_eq!(
+        state.evidence("e1").await,
+        Some(view),
+        "read as often as pressed"
+    );
 
     assert_eq!(state.reply_to(&answer("1.1")).await, None);
     state.remember_reply(&answer("1.1"), reply("1.2")).await;
@@ -155,6 +165,7 @@ async fn workspaces_keep_apart(shared: Arc<dyn BotState>) {
     let b = ScopedState::new(shared.clone(), "T0AB");
     for state in [&a, &b] {
         state.keep_share("k1", json!({"text": "r"})).await;
+        state.keep_evidence("e1", json!({"type": "modal"})).await;
         state.remember_reply(&answer("1.1"), reply("1.2")).await;
         state
             .hold_back("chat.postMessage", Duration::from_secs(30))
@@ -168,8 +179,9 @@ async fn workspaces_keep_apart(shared: Arc<dyn BotState>) {
     }
     assert!(a.first_delivery("EvScoped").await);
     let forgotten = shared.forget_scope("T0A*").await;
-    assert!(forgotten >= 5, "A's entries went: {forgotten}");
+    assert!(forgotten >= 6, "A's entries went: {forgotten}");
     assert_eq!(a.take_share("k1").await, None);
+    assert_eq!(a.evidence("e1").await, None);
     assert_eq!(a.reply_to(&answer("1.1")).await, None);
     assert_eq!(a.held_back("chat.postMessage").await, Duration::ZERO);
     assert!(
@@ -184,6 +196,7 @@ async fn workspaces_keep_apart(shared: Arc<dyn BotState>) {
         "B's lock is still held"
     );
     assert_eq!(b.take_share("k1").await, Some(json!({"text": "r"})));
+    assert_eq!(b.evidence("e1").await, Some(json!({"type": "modal"})));
     assert!(
         !b.first_delivery("EvScoped").await,
         "deliveries are not a workspace's"
@@ -250,14 +263,16 @@ async fn every_key_carries_its_ttl() {
     let state = redis_state(&server, None);
     state.first_delivery("EvTtl").await;
     state.keep_share("kttl", json!({"text": "x"})).await;
+    state.keep_evidence("ettl", json!({"type": "modal"})).await;
     state.remember_reply(&answer("7.1"), reply("7.2")).await;
     state.add_model_tokens("2026-11-25", 10).await;
     let mut redis = server.connection().await;
     let keys: Vec<String> = redis.keys("test:*").await.expect("KEYS");
-    assert_eq!(keys.len(), 4, "{keys:?}");
+    assert_eq!(keys.len(), 5, "{keys:?}");
     for (key, ttl) in [
         ("test:delivery:EvTtl", DEDUPE_TTL),
         ("test:share:kttl", SHARE_TTL),
+        ("test:evidence:ettl", EVIDENCE_TTL),
         ("test:reply:C1:7.1", REPLY_TTL),
         (
             "test:llm-tokens:2026-11-25",
@@ -552,9 +567,21 @@ async fn a_link_one_replica_checked_is_not_probed_again_by_the_other() {
         return;
     };
     let (a, b) = (replica(&server.url()).await, replica(&server.url()).await);
+    // When each request arrived: a replica probes before it posts, and reads a
+    // verified page for the support check after.
+    let seen: Arc<std::sync::Mutex<Vec<(&'static str, Instant)>>> = Arc::default();
+    let route = |path: &'static str, status: u16| {
+        let seen = seen.clone();
+        Route::new(move |_, _| {
+            if let Ok(mut seen) = seen.lock() {
+                seen.push((path, Instant::now()));
+            }
+            support::Action::status(status)
+        })
+    };
     let site = HostileServer::start(
         next_ip(),
-        vec![("/ok", Route::status(200)), ("/gone", Route::status(404))],
+        vec![("/ok", route("/ok", 200)), ("/gone", route("/gone", 404))],
     )
     .await;
     let text = format!(
@@ -570,15 +597,18 @@ async fn a_link_one_replica_checked_is_not_probed_again_by_the_other() {
     .await;
     let first = a.slack.wait_for("chat.postMessage", 1, WAIT).await;
     assert_eq!(first.len(), 1);
-    // Probes start with HEAD; the support check reads verified pages with GET, and
-    // that is not a probe (page bodies are cached per replica).
-    let probes = |path: &str| {
-        site.request_log()
-            .iter()
-            .filter(|r| r.path == path && r.method == "HEAD")
-            .count()
+    // The requests before a replica posted were its probes (with the support check on,
+    // the probe of a cited page is the GET that reads it).
+    let probes = |path: &str, posted: Instant| {
+        seen.lock()
+            .map(|seen| {
+                seen.iter()
+                    .filter(|(p, at)| *p == path && *at < posted)
+                    .count()
+            })
+            .unwrap_or_default()
     };
-    let (ok_probes, gone_probes) = (probes("/ok"), probes("/gone"));
+    let (ok_probes, gone_probes) = (probes("/ok", first[0].at), probes("/gone", first[0].at));
     assert!(ok_probes >= 1 && gone_probes >= 1);
 
     b.event(
@@ -590,7 +620,7 @@ async fn a_link_one_replica_checked_is_not_probed_again_by_the_other() {
     let second = b.slack.wait_for("chat.postMessage", 1, WAIT).await;
     assert_eq!(second.len(), 1);
     assert_eq!(
-        (probes("/ok"), probes("/gone")),
+        (probes("/ok", second[0].at), probes("/gone", second[0].at)),
         (ok_probes, gone_probes),
         "B used A's verdicts, verified and broken alike"
     );

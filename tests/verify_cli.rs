@@ -466,3 +466,125 @@ async fn check_uses_the_slack_token_for_permalinks_and_files() {
     assert!(sources.iter().any(|s| s["title"] == "Q3 plan"), "{report}");
     assert_eq!(slack.calls_to("files.info").len(), 1);
 }
+
+/// `--evidence` lists, under the text report, each claim checked against its page: the
+/// page, its verdict and judge, its link, the page's own words, and the words the JSON
+/// says it never mentions. Without the flag the text is as before; with another format
+/// it is a usage error. The text names the judge in its support part.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_evidence_flag_lists_each_checked_claim_under_the_text_report() {
+    let page = |body: &str| {
+        Route::always(Action::bytes(
+            200,
+            &[("content-type", "text/html; charset=utf-8")],
+            format!("<html><body><article>{body}</article></body></html>").into_bytes(),
+        ))
+    };
+    let site = HostileServer::start(
+        next_ip(),
+        vec![
+            (
+                "/freeze",
+                page("<p>Deploys are frozen on Fridays and during public holidays.</p>"),
+            ),
+            (
+                "/menu",
+                page("<p>The cafeteria opens at nine and serves lunch until two.</p>"),
+            ),
+        ],
+    )
+    .await;
+    let text = format!(
+        "Deploys are frozen on Fridays [1]. The company was founded in Boston in 1998 by two engineers [2].\n\n[1] {} - Freeze policy\n[2] {} - Company history\n",
+        site.url("/freeze"),
+        site.url("/menu")
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = write_answer(&dir, &text);
+    let plain = run(command(&["check".into(), file.clone()], &allow_private())).await;
+    assert_eq!(plain.status.code(), Some(0), "{}", stderr(&plain));
+    let plain = stdout(&plain);
+    assert!(!plain.contains("Evidence ("), "{plain}");
+    assert!(
+        plain.contains("  Judged by the built-in scorer."),
+        "{plain}"
+    );
+
+    let args = vec!["check".into(), file.clone(), "--evidence".into()];
+    let output = run(command(&args, &allow_private())).await;
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let shown = stdout(&output);
+    let (report, evidence) = shown
+        .split_once("\nEvidence (2 claims checked against their pages):\n")
+        .expect("the list under the report");
+    assert_eq!(
+        format!("{report}\n"),
+        plain,
+        "the report itself is unchanged"
+    );
+    assert!(
+        evidence.starts_with("  - Deploys are frozen on Fridays [1].\n      1. Freeze policy — supported (built-in scorer)\n"),
+        "{evidence}"
+    );
+    assert!(
+        evidence.contains(&format!("         {}\n", site.url("/freeze"))),
+        "{evidence}"
+    );
+    assert!(
+        evidence.contains("         \"Deploys are frozen on Fridays"),
+        "{evidence}"
+    );
+    assert!(
+        evidence.contains("      2. Company history — not supported (built-in scorer)"),
+        "{evidence}"
+    );
+    assert!(
+        evidence.contains("\"The cafeteria opens at nine"),
+        "{evidence}"
+    );
+
+    // The words the page never mentions, as the JSON gives them.
+    let json = run(command(
+        &[
+            "check".into(),
+            file.clone(),
+            "--format".into(),
+            "json".into(),
+        ],
+        &allow_private(),
+    ))
+    .await;
+    let report: Value = serde_json::from_str(&stdout(&json)).expect("json");
+    let missing: Vec<&str> = report["claims"][1]["support"][0]["missing"]
+        .as_array()
+        .expect("missing is always in the JSON")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(missing.contains(&"1998"), "{missing:?}");
+    assert!(
+        evidence.contains(&format!(
+            "         does not mention: {}",
+            missing.join(", ")
+        )),
+        "{evidence}"
+    );
+
+    let refused = run(command(
+        &[
+            "check".into(),
+            file,
+            "--evidence".into(),
+            "--format".into(),
+            "json".into(),
+        ],
+        &allow_private(),
+    ))
+    .await;
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains("--evidence"),
+        "{}",
+        stderr(&refused)
+    );
+}

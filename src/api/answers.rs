@@ -302,6 +302,8 @@ pub(super) async fn post_to_slack(
         blocks: pipeline.blocks(report),
         mrkdwn: pipeline.mrkdwn(report),
     };
+    // A "Show evidence" button when the cited pages were read.
+    let outgoing = state.bot.with_evidence(workspace, report, outgoing).await;
     let sources_ts = slack
         .post(channel, Some(&thread_ts), &outgoing)
         .await

@@ -1,6 +1,7 @@
 //! The HTTP service for answer pipelines, served by `serve` beside the Slack routes:
 //! `POST /v1/check` turns any answer the collector reads into the scored report (with
-//! its rendered mrkdwn and blocks); `POST /v1/answers` also posts it to Slack — the
+//! its rendered mrkdwn and blocks, and `support_judges`: who judged whether the cited
+//! pages support the claims, by name); `POST /v1/answers` also posts it to Slack — the
 //! answer itself with an "unverified" marker after each uncited claim, then its sources
 //! in the thread, or the sources alone as a reply; `GET /readyz` says whether Slack
 //! answered `auth.test` at start ([`Gate`] answers for `serve` until it did);
@@ -19,6 +20,7 @@ use crate::metrics::Metrics;
 use crate::model::{Answer, Report};
 use crate::render::answer::answer_mrkdwn;
 use crate::render::blocks::BlockMessage;
+use crate::render::evidence::{judges, JudgeCount};
 use crate::setting::{duration, positive, ConfigError};
 use crate::slack::api::{CallError, Outgoing};
 use crate::slack::workspace::Unserved;
@@ -312,6 +314,11 @@ fn read_query(
 struct CheckResponse<'a> {
     #[serde(flatten)]
     report: &'a Report,
+    /// Who judged whether the cited pages support the claims, by name (the built-in
+    /// scorer, or the language model's name) with how many judgements each made; left
+    /// out when nothing was judged. Each support in `claims` says its own `judge`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    support_judges: Vec<JudgeCount>,
     rendered: Rendered,
     #[serde(skip_serializing_if = "Option::is_none")]
     posted: Option<Posted>,
@@ -586,6 +593,7 @@ fn response_body(
     let pipeline = state.bot.pipeline();
     serde_json::to_value(CheckResponse {
         report,
+        support_judges: judges(report, pipeline.config().render.support_model.as_deref()),
         rendered: Rendered {
             mrkdwn: pipeline.mrkdwn(report),
             blocks: pipeline.blocks(report),

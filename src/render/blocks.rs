@@ -30,6 +30,14 @@ pub const MAX_BLOCKS: usize = 50;
 pub const MAX_SECTION_TEXT: usize = 3000;
 /// At most this many elements in a context block.
 pub const MAX_CONTEXT_ELEMENTS: usize = 10;
+/// At most this many elements in an actions block.
+pub const MAX_ACTION_ELEMENTS: usize = 25;
+/// At most this many characters in a button's text.
+pub const MAX_BUTTON_TEXT: usize = 75;
+/// At most this many characters in a button's `value`.
+pub const MAX_BUTTON_VALUE: usize = 2_000;
+/// At most this many characters in an `action_id`.
+pub const MAX_ACTION_ID: usize = 255;
 /// At most this many characters of text in all blocks together.
 pub const MAX_TOTAL_BLOCK_TEXT: usize = 12_000;
 /// At most this many characters in the notification fallback `text` (Slack wants it
@@ -63,9 +71,14 @@ pub enum BlockLimitError {
     /// More than [`MAX_BLOCKS`] blocks.
     #[error("{0} blocks, more than {MAX_BLOCKS}")]
     TooManyBlocks(usize),
-    /// A block that is neither a divider, a section with text, nor a context block.
-    #[error("block {0} is not a section, context or divider block with text")]
+    /// A block that is neither a divider, a section with text, a context block nor an
+    /// actions block of buttons.
+    #[error("block {0} is not a section, context, divider or actions block with text")]
     Malformed(usize),
+    /// An actions block with no elements or more than [`MAX_ACTION_ELEMENTS`], or a
+    /// button whose text, `action_id` or `value` is empty or too long.
+    #[error("block {0}: an actions block needs 1-{MAX_ACTION_ELEMENTS} buttons with text of 1-{MAX_BUTTON_TEXT}, an action_id of 1-{MAX_ACTION_ID} and a value of at most {MAX_BUTTON_VALUE} characters")]
+    Actions(usize),
     /// A text that is empty or longer than [`MAX_SECTION_TEXT`].
     #[error("block {block}: text of {len} characters (allowed 1-{MAX_SECTION_TEXT})")]
     TextLength {
@@ -88,6 +101,18 @@ pub enum BlockLimitError {
     /// A fallback text longer than [`MAX_FALLBACK_TEXT`].
     #[error("fallback text of {0} characters, more than {MAX_FALLBACK_TEXT}")]
     FallbackTooLong(usize),
+    /// A view that is not a modal.
+    #[error("the view is not a modal")]
+    NotAModal,
+    /// A modal's title or close button that is not plain text of 1-24 characters.
+    #[error("a modal's title and close button must be plain text of 1-{max} characters, not {0}", max = crate::render::evidence::modal::MAX_VIEW_TITLE)]
+    ViewTitle(usize),
+    /// A modal with no blocks or more than 100.
+    #[error("{0} blocks in a modal (allowed 1-{max})", max = crate::render::evidence::modal::MAX_VIEW_BLOCKS)]
+    TooManyViewBlocks(usize),
+    /// A modal with more block text than sourcebot keeps.
+    #[error("{0} characters of block text in a modal, more than {max}", max = crate::render::evidence::modal::MAX_VIEW_TEXT)]
+    ViewTooLong(usize),
 }
 
 /// The length of `s` as Slack counts it (UTF-16 code units; at least its `chars`).
@@ -107,7 +132,9 @@ pub fn blocks(report: &Report, opts: &RenderOptions) -> BlockMessage {
     }
 }
 
-/// Checks a message against every Block Kit limit this renderer keeps.
+/// Checks a message against every Block Kit limit this renderer keeps. Actions blocks
+/// (the buttons the bot adds under a report) are checked too; their button texts do not
+/// count towards [`MAX_TOTAL_BLOCK_TEXT`], which keeps a margin under Slack's own total.
 pub fn check_limits(message: &BlockMessage) -> Result<(), BlockLimitError> {
     let fallback = text_len(&message.text);
     if fallback > MAX_FALLBACK_TEXT {
@@ -131,8 +158,12 @@ pub fn check_limits(message: &BlockMessage) -> Result<(), BlockLimitError> {
     Ok(())
 }
 
-/// The lengths of the texts in one block (none for a divider).
-fn block_text_lengths(index: usize, block: &Value) -> Result<Vec<usize>, BlockLimitError> {
+/// The lengths of the texts in one block (none for a divider or an actions block, whose
+/// buttons are checked here).
+pub(crate) fn block_text_lengths(
+    index: usize,
+    block: &Value,
+) -> Result<Vec<usize>, BlockLimitError> {
     let text_of = |v: &Value| v.pointer("/text").and_then(Value::as_str).map(text_len);
     match block.get("type").and_then(Value::as_str) {
         Some("divider") => Ok(Vec::new()),
@@ -157,8 +188,68 @@ fn block_text_lengths(index: usize, block: &Value) -> Result<Vec<usize>, BlockLi
                 .map(|e| text_of(e).ok_or(BlockLimitError::Malformed(index)))
                 .collect()
         }
+        Some("actions") => {
+            let elements = block
+                .get("elements")
+                .and_then(Value::as_array)
+                .filter(|e| (1..=MAX_ACTION_ELEMENTS).contains(&e.len()))
+                .ok_or(BlockLimitError::Actions(index))?;
+            if elements.iter().all(valid_button) {
+                Ok(Vec::new())
+            } else {
+                Err(BlockLimitError::Actions(index))
+            }
+        }
         _ => Err(BlockLimitError::Malformed(index)),
     }
+}
+
+/// Whether `element` is a button Slack takes: plain-text text of 1–75 characters, an
+/// `action_id` of 1–255 and a `value` of at most 2,000.
+fn valid_button(element: &Value) -> bool {
+    let len = |pointer: &str| {
+        element
+            .pointer(pointer)
+            .and_then(Value::as_str)
+            .map(text_len)
+    };
+    element.get("type").and_then(Value::as_str) == Some("button")
+        && element.pointer("/text/type").and_then(Value::as_str) == Some("plain_text")
+        && len("/text/text").is_some_and(|n| (1..=MAX_BUTTON_TEXT).contains(&n))
+        && len("/action_id").is_some_and(|n| (1..=MAX_ACTION_ID).contains(&n))
+        && len("/value").is_none_or(|n| n <= MAX_BUTTON_VALUE)
+}
+
+/// A button: `text` (plain text, cut to [`MAX_BUTTON_TEXT`] characters) that sends
+/// `action_id` with `value` when pressed.
+pub fn button(action_id: &str, text: &str, value: &str) -> Value {
+    json!({
+        "type": "button",
+        "action_id": action_id,
+        "text": {"type": "plain_text", "text": cut_chars(text, MAX_BUTTON_TEXT - 1)},
+        "value": value,
+    })
+}
+
+/// Adds `button` under the message: to the last block when it is an actions block with
+/// room, else in an actions block of its own. False (and nothing added) when the
+/// message has no room for another block.
+pub fn push_button(blocks: &mut Vec<Value>, button: Value) -> bool {
+    if let Some(elements) = blocks
+        .last_mut()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("actions"))
+        .and_then(|b| b.get_mut("elements"))
+        .and_then(Value::as_array_mut)
+        .filter(|e| e.len() < MAX_ACTION_ELEMENTS)
+    {
+        elements.push(button);
+        return true;
+    }
+    if blocks.len() >= MAX_BLOCKS {
+        return false;
+    }
+    blocks.push(json!({"type": "actions", "elements": [button]}));
+    true
 }
 
 /// `{"type":"section","text":{"type":"mrkdwn","text":…}}`.
@@ -451,5 +542,65 @@ fn minimal_message(report: &Report, fallback: String) -> BlockMessage {
     BlockMessage {
         text,
         blocks: vec![section(&header_line(report)), section(&body)],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(blocks: Vec<Value>) -> BlockMessage {
+        BlockMessage {
+            text: "Sources".to_string(),
+            blocks,
+        }
+    }
+
+    #[test]
+    fn buttons_share_one_actions_block_within_limits() {
+        let mut blocks = vec![section("*Sources*")];
+        assert!(push_button(
+            &mut blocks,
+            button("share_sources", "Share in channel", "k1")
+        ));
+        assert!(push_button(
+            &mut blocks,
+            button("show_evidence", "Show evidence", "k2")
+        ));
+        assert_eq!(blocks.len(), 2);
+        assert_eq!(blocks[1]["elements"].as_array().map(Vec::len), Some(2));
+        assert_eq!(check_limits(&message(blocks)), Ok(()));
+        let mut full = vec![section("x"); MAX_BLOCKS];
+        assert!(!push_button(&mut full, button("a", "b", "c")));
+        assert_eq!(full.len(), MAX_BLOCKS);
+    }
+
+    #[test]
+    fn broken_actions_blocks_are_refused() {
+        let long_value = button("show_evidence", "Show evidence", &"k".repeat(2_001));
+        let no_text =
+            json!({"type": "button", "action_id": "a", "text": {"type": "plain_text", "text": ""}});
+        let markup_text =
+            json!({"type": "button", "action_id": "a", "text": {"type": "mrkdwn", "text": "x"}});
+        for element in [long_value, no_text, markup_text] {
+            let actions = json!({"type": "actions", "elements": [element]});
+            assert_eq!(
+                check_limits(&message(vec![actions])),
+                Err(BlockLimitError::Actions(0))
+            );
+        }
+        let empty = json!({"type": "actions", "elements": []});
+        assert_eq!(
+            check_limits(&message(vec![section("x"), empty])),
+            Err(BlockLimitError::Actions(1))
+        );
+        // A button's text is cut to Slack's 75 characters.
+        let long = button("a", &"x".repeat(200), "v");
+        assert_eq!(
+            check_limits(&message(vec![
+                json!({"type": "actions", "elements": [long]})
+            ])),
+            Ok(())
+        );
     }
 }

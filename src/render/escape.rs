@@ -104,3 +104,63 @@ pub fn link(url: &str, label: &str, max_chars: usize) -> String {
     }
     format!("<{}|{}>", link_url(url), escape_text(&shown))
 }
+
+/// `s` cleaned ([`clean_text`]) and escaped ([`escape_text`]), cut so that the result is
+/// at most `max_len` UTF-16 code units (as Slack counts) with its `…`: the cut never
+/// splits an entity such as `&amp;`, so an escaped text stays whole however hostile the
+/// input. Empty when nothing is left after cleaning.
+pub fn escape_within(s: &str, max_len: usize) -> String {
+    let cleaned = clean_text(s);
+    let escaped = escape_text(&cleaned);
+    if escaped.encode_utf16().count() <= max_len {
+        return escaped;
+    }
+    let budget = max_len.saturating_sub(1);
+    let mut out = String::new();
+    let mut len = 0;
+    for c in cleaned.chars() {
+        let piece: &str = match c {
+            '&' => "&amp;",
+            '<' => "&lt;",
+            '>' => "&gt;",
+            _ => "",
+        };
+        let piece_len = if piece.is_empty() {
+            c.len_utf16()
+        } else {
+            piece.len()
+        };
+        if len + piece_len > budget {
+            break;
+        }
+        if piece.is_empty() {
+            out.push(c);
+        } else {
+            out.push_str(piece);
+        }
+        len += piece_len;
+    }
+    let mut out = out.trim_end().to_string();
+    if max_len > 0 {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_within_a_length_never_splits_an_entity() {
+        assert_eq!(escape_within("a <b> & c", 100), "a &lt;b&gt; &amp; c");
+        let cut = escape_within(&"&".repeat(1_000), 12);
+        assert_eq!(cut, "&amp;&amp;…");
+        assert!(cut.encode_utf16().count() <= 12);
+        let cut = escape_within("<@U1> ping", 6);
+        assert_eq!(cut, "&lt;@…");
+        assert_eq!(escape_within("  \u{202e}\n ", 10), "");
+        // Characters outside the BMP count twice, as Slack counts them.
+        assert!(escape_within(&"😀".repeat(100), 11).encode_utf16().count() <= 11);
+    }
+}

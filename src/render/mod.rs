@@ -6,12 +6,17 @@
 //! keeps every message inside Slack's size limits while still accounting for every
 //! source ("…and N more").
 //!
+//! What the support check found — each page's verdict, its own words and the words it
+//! never mentions — is shown by [`evidence`]: a line under each quoted claim, the
+//! **Show evidence** modal, and the text list of `sourcebot check --evidence`.
+//!
 //! This module holds the options and the pieces all renderers share: the display
 //! order of kinds, the per-kind cap, the marks for verdicts and the short summaries.
 
 pub mod answer;
 pub mod blocks;
 pub mod escape;
+pub mod evidence;
 pub(crate) mod fit;
 pub mod json;
 pub mod mrkdwn;
@@ -63,6 +68,10 @@ pub struct RenderOptions {
     /// Characters of each uncited claim quoted (default 80); 0 means the whole claim
     /// (Block Kit still shortens it).
     pub uncited_excerpt_chars: usize,
+    /// The name of the language model that judges whether pages support claims
+    /// (`SOURCEBOT_LLM_MODEL`, when the model judges): reports name it where it spoke.
+    /// `None`: "the language model".
+    pub support_model: Option<String>,
 }
 
 impl Default for RenderOptions {
@@ -73,6 +82,7 @@ impl Default for RenderOptions {
             title_max_chars: 50,
             max_uncited_shown: 3,
             uncited_excerpt_chars: 80,
+            support_model: None,
         }
     }
 }
@@ -187,10 +197,14 @@ pub(crate) fn confidence_line(report: &Report) -> Option<String> {
     let confidence = report.confidence.as_ref()?;
     let sources = plural(confidence.sources, "source", "sources");
     let domains = plural(confidence.domains, "domain", "domains");
-    let mut line = format!(
-        "Confidence {:.2} ({}) · {sources} from {domains}",
-        confidence.value, confidence.label
-    );
+    let mut line = if confidence.label == crate::score::confidence::NOT_CHECKED_LABEL {
+        format!("Confidence: not checked (none of its sources could be checked or read) · {sources} from {domains}")
+    } else {
+        format!(
+            "Confidence {:.2} ({}) · {sources} from {domains}",
+            confidence.value, confidence.label
+        )
+    };
     let claims = claims_total(report);
     let uncited = uncited_total(report, uncited(report).len());
     if let Some(part) = uncited_in_words(uncited, claims) {

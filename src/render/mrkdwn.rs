@@ -14,6 +14,9 @@
 //! _…and 2 more_
 //! :warning: 2 claims cite nothing:
 //! > “Revenue grew 45% in 2023 while costs fell by half and…”
+//! :x: 1 claim is not supported by the page it cites:
+//! > “The church was founded in 1909 by Beulah.” — _not in Parish history_
+//! > _the page does not mention 1909, Beulah_
 //! :mag: 1 claim rests on sources that do not suit it:
 //! > “The usual adult dose is 500 mg twice a day.” — _health claim cited only to a forum; check it against official and scholarly sources_
 //! :hourglass: 1 claim about the present cites an old page:
@@ -21,6 +24,7 @@
 //! ```
 
 use super::escape::{clean_text, cut_chars, escape_text, is_http_url, link};
+use super::evidence::missing_quote_line;
 use super::fit::{poor_fits, stale_citations, ADVICE_MAX_CHARS};
 use super::{
     cleaned_warnings, confidence_line, dangling_list, excerpt, kind_sections, low_credibility,
@@ -190,7 +194,8 @@ pub(crate) fn dangling_line(report: &Report) -> Option<String> {
 pub(crate) struct UncitedPart {
     /// `:warning: 2 claims cite nothing:`.
     pub header: String,
-    /// `> “…”` lines.
+    /// `> “…”` quotes, one a claim (a claim's quote may take two lines: the missing
+    /// words go under it).
     pub quotes: Vec<String>,
     /// Claims not quoted.
     pub more: usize,
@@ -305,7 +310,9 @@ fn stale_part(report: &Report, opts: &RenderOptions, excerpt_chars: usize) -> Op
 
 /// A part quoting claims with a note after each: the header (`one`, or `many` with
 /// `{n}` replaced by the count), `> “claim” — _note_` for the first few (claim and note
-/// cleaned and escaped here), and how many more; `None` when there are no claims.
+/// cleaned and escaped here) — each, when no page it cites supports it, with the words
+/// those pages never mention on the next line ([`missing_quote_line`]) — and how many
+/// more; `None` when there are no claims.
 fn quoted_notes(
     notes: Vec<(&Claim, String)>,
     one: &str,
@@ -325,11 +332,16 @@ fn quoted_notes(
         .iter()
         .take(opts.max_uncited_shown)
         .map(|(claim, note)| {
-            format!(
+            let mut quote = format!(
                 "> “{}” — _{}_",
                 escape_text(&excerpt(&claim.text, excerpt_chars)),
                 escape_text(&clean_text(note))
-            )
+            );
+            if let Some(missing) = missing_quote_line(claim) {
+                quote.push('\n');
+                quote.push_str(&missing);
+            }
+            quote
         })
         .collect();
     Some(UncitedPart {

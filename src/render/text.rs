@@ -245,7 +245,8 @@ const MAX_JUDGED_SHOWN: usize = 20;
 /// Quotes are cut to this many characters in text.
 const QUOTE_MAX_CHARS: usize = 200;
 
-/// `Claim support (N judged):`, then each judged claim and, under it, each source's
+/// `Claim support (N judged):`, who judged (`  Judged by the built-in scorer.`, or the
+/// language model by its name), then each judged claim and, under it, each source's
 /// verdict with its quote (and the model's reason when the model judged).
 fn claim_support_lines(report: &Report, opts: &RenderOptions) -> Vec<String> {
     let judged: Vec<_> = report
@@ -257,6 +258,10 @@ fn claim_support_lines(report: &Report, opts: &RenderOptions) -> Vec<String> {
         return Vec::new();
     }
     let mut lines = vec![format!("Claim support ({} judged):", judged.len())];
+    let judges = super::evidence::judges(report, opts.support_model.as_deref());
+    if let Some(who) = super::evidence::judges_in_words(&judges) {
+        lines.push(format!("  Judged by {who}."));
+    }
     for claim in judged.iter().take(MAX_JUDGED_SHOWN) {
         lines.push(format!(
             "  - {}",

@@ -3,7 +3,8 @@
 //! replica holding that method back meanwhile), posts paced to one a second per channel
 //! over all replicas (both through [`crate::state::BotState`]), blocks Slack rejects
 //! replaced by the plain mrkdwn text,
-//! and unfurling always off. Built on slack-morphism's client; the API URL is
+//! and unfurling always off. Modals (`views.open`) are sent as the JSON the renderer
+//! checked. Built on slack-morphism's client; the API URL is
 //! configurable so tests point it at a fake server.
 
 use super::inbound::{BotIdentity, Permalink};
@@ -454,6 +455,24 @@ impl SlackApi {
         let session = self.client.open_session(&self.token);
         self.call("chat.postEphemeral", || {
             session.chat_post_ephemeral(&request)
+        })
+        .await
+        .map(|_| ())
+    }
+
+    /// `views.open`: shows `view` (a modal, as JSON) to the person whose click gave
+    /// `trigger_id` (Slack takes it for 3 seconds after the click). The view is sent as
+    /// the JSON it is — what the renderer built and checked, not a round trip through
+    /// slack-morphism's models — and only `ok` and `error` are read from the answer
+    /// (slack-morphism's `views_open` would refuse an answer whose view it cannot model
+    /// after the modal opened). Same timeout, retry and errors as every call.
+    pub async fn open_view(&self, trigger_id: &str, view: &Value) -> Result<(), CallError> {
+        let request = serde_json::json!({"trigger_id": trigger_id, "view": view});
+        let session = self.client.open_session(&self.token);
+        self.call("views.open", || {
+            session
+                .http_session_api
+                .http_post::<_, serde::de::IgnoredAny>("views.open", &request, None)
         })
         .await
         .map(|_| ())

@@ -156,12 +156,28 @@ pub enum Job {
         /// The response URL of the ephemeral message that carried the button.
         response_url: String,
     },
+    /// Open the evidence kept under `key` in a modal for whoever pressed the button.
+    Evidence {
+        /// The kept evidence's key (the button's value).
+        key: String,
+        /// The click's `trigger_id`, which `views.open` needs within 3 s.
+        trigger_id: Option<String>,
+        /// Where to tell the person when the modal cannot open: the message's response
+        /// URL…
+        response_url: Option<String>,
+        /// …or an ephemeral message to this user in this channel.
+        channel: Option<String>,
+        /// The person who pressed the button.
+        user: Option<String>,
+    },
 }
 
 /// The callback id of the "Check sources" message shortcut.
 pub const SHORTCUT_CALLBACK_ID: &str = "check_sources";
 /// The action id of the "Share in channel" button.
 pub const SHARE_ACTION_ID: &str = "share_sources";
+/// The action id of the "Show evidence" button.
+pub const EVIDENCE_ACTION_ID: &str = "show_evidence";
 
 /// The usage text, in mrkdwn.
 pub const USAGE: &str = "Hi! I show what an AI answer rests on: its sources, checked and grouped, and the claims that cite nothing.\n\
@@ -331,7 +347,8 @@ pub fn command_job(command: &SlackCommandEvent) -> Job {
     }
 }
 
-/// Reads an interaction payload (the message shortcut, the share button) into a job.
+/// Reads an interaction payload (the message shortcut, the share and evidence buttons)
+/// into a job.
 pub fn interaction_job(payload: &Value) -> Option<Job> {
     let field = |value: &Value, pointer: &str| {
         value
@@ -359,13 +376,23 @@ pub fn interaction_job(payload: &Value) -> Option<Job> {
             })
         }
         "block_actions" => {
-            let share =
-                payload.get("actions")?.as_array()?.iter().find(|a| {
-                    a.get("action_id").and_then(Value::as_str) == Some(SHARE_ACTION_ID)
-                })?;
-            Some(Job::Share {
-                key: field(share, "/value")?,
-                response_url: field(payload, "/response_url")?,
+            let actions = payload.get("actions")?.as_array()?;
+            actions.iter().find_map(|action| {
+                match action.get("action_id").and_then(Value::as_str)? {
+                    SHARE_ACTION_ID => Some(Job::Share {
+                        key: field(action, "/value")?,
+                        response_url: field(payload, "/response_url")?,
+                    }),
+                    EVIDENCE_ACTION_ID => Some(Job::Evidence {
+                        key: field(action, "/value")?,
+                        trigger_id: field(payload, "/trigger_id"),
+                        response_url: field(payload, "/response_url"),
+                        channel: field(payload, "/channel/id")
+                            .or_else(|| field(payload, "/container/channel_id")),
+                        user: field(payload, "/user/id"),
+                    }),
+                    _ => None,
+                }
             })
         }
         _ => None,
@@ -686,6 +713,23 @@ mod tests {
                 response_url: "https://hooks.slack.com/y".into()
             })
         );
+        let evidence = json!({"type": "block_actions", "trigger_id": "123.456.abc",
+            "user": {"id": "U1"}, "container": {"type": "message", "channel_id": "C1"},
+            "response_url": "https://hooks.slack.com/z",
+            "actions": [{"action_id": "show_evidence", "value": "e1", "type": "button"}]});
+        assert_eq!(
+            interaction_job(&evidence),
+            Some(Job::Evidence {
+                key: "e1".into(),
+                trigger_id: Some("123.456.abc".into()),
+                response_url: Some("https://hooks.slack.com/z".into()),
+                channel: Some("C1".into()),
+                user: Some("U1".into()),
+            })
+        );
+        let unknown = json!({"type": "block_actions",
+            "actions": [{"action_id": "something_else", "value": "x", "type": "button"}]});
+        assert_eq!(interaction_job(&unknown), None);
         assert_eq!(interaction_job(&json!({"type": "view_submission"})), None);
     }
 }

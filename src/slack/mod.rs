@@ -6,9 +6,12 @@
 //! collect, verify (Slack permalinks through the Web API), render — and posts the
 //! sources where they belong, through [`api`], which paces, retries and falls back.
 //! Watched assistants' answers are checked once they settle, and their replies follow
-//! their edits and deletion ([`settle`]). A delivery Slack retries is done once.
+//! their edits and deletion ([`settle`]). A delivery Slack retries is done once. A report
+//! whose claims were checked against their pages carries a "Show evidence" button that
+//! opens the evidence in a modal (`slack/evidence.rs`).
 
 pub mod api;
+mod evidence;
 pub mod http;
 pub mod inbound;
 pub mod settings;
@@ -24,10 +27,11 @@ use crate::config::Config;
 use crate::metrics::Metrics;
 use crate::model::Answer;
 use crate::pipeline::Pipeline;
-use crate::render::blocks::BlockMessage;
+use crate::render::blocks::{button, push_button, BlockMessage};
 use crate::state::{BotState, MemoryState, RedisSettings, RedisState};
 use crate::verify::VerifyError;
 use api::{CallError, Outgoing, ResponseMessage, SlackApi};
+pub use evidence::{EVIDENCE_BUTTON_TEXT, EVIDENCE_EXPIRED};
 use inbound::{BotIdentity, Job, Reply, Subject, SHARE_ACTION_ID, USAGE};
 use serde_json::Value;
 pub use settings::{SlackSettings, Transport};
@@ -399,6 +403,21 @@ impl Bot {
             Job::Refuse { reply, why } => self.say(ws, &reply, &why).await,
             Job::Check { subject, reply } => self.check(ws, subject, &reply).await,
             Job::Share { key, response_url } => self.share(ws, &key, &response_url).await,
+            Job::Evidence {
+                key,
+                trigger_id,
+                response_url,
+                channel,
+                user,
+            } => {
+                let presser = evidence::Presser {
+                    response_url: response_url.as_deref(),
+                    channel: channel.as_deref(),
+                    user: user.as_deref(),
+                };
+                self.show_evidence(ws, &key, trigger_id.as_deref(), presser)
+                    .await
+            }
             Job::Watched(event) => self.watched(workspace.clone(), event),
         }
     }
@@ -461,7 +480,8 @@ impl Bot {
             .check_with(&answer, Some(&ws.permalinks))
             .await;
         let outgoing = self.outgoing(&report);
-        let Some(delivered) = self.deliver(ws, reply, outgoing.clone()).await else {
+        let shown = self.with_evidence(ws, &report, outgoing.clone()).await;
+        let Some(delivered) = self.deliver(ws, reply, shown).await else {
             return;
         };
         // The links are up; now whether their pages say what the claims say, shown by
@@ -478,6 +498,8 @@ impl Bot {
         if updated.blocks == outgoing.blocks && updated.mrkdwn == outgoing.mrkdwn {
             return;
         }
+        // With a "Show evidence" button now that claims were checked against pages.
+        let updated = self.with_evidence(ws, &report, updated).await;
         self.redeliver(ws, &delivered, updated).await;
     }
 
@@ -496,7 +518,7 @@ impl Bot {
             Delivered::Ephemeral { response_url, key } => {
                 self.keep_shared(ws, key, &outgoing).await;
                 let mut blocks = outgoing.blocks.blocks.clone();
-                blocks.push(share_button(key));
+                push_button(&mut blocks, share_button(key));
                 let mut message =
                     ResponseMessage::with_blocks("ephemeral", &outgoing.blocks.text, blocks);
                 message.replace_original = Some(true);
@@ -591,7 +613,7 @@ impl Bot {
             Reply::Ephemeral { response_url } => {
                 let key = self.keep_for_sharing(ws, &outgoing).await;
                 let mut blocks = outgoing.blocks.blocks.clone();
-                blocks.push(share_button(&key));
+                push_button(&mut blocks, share_button(&key));
                 let message =
                     ResponseMessage::with_blocks("ephemeral", &outgoing.blocks.text, blocks);
                 if let Err(error) = ws.api.respond(response_url, &message).await {
@@ -739,15 +761,7 @@ fn slack_reason(error: &CallError) -> String {
 
 /// The "Share in channel" button carrying the stored report's key.
 fn share_button(key: &str) -> serde_json::Value {
-    serde_json::json!({
-        "type": "actions",
-        "elements": [{
-            "type": "button",
-            "action_id": SHARE_ACTION_ID,
-            "text": {"type": "plain_text", "text": "Share in channel"},
-            "value": key,
-        }]
-    })
+    button(SHARE_ACTION_ID, "Share in channel", key)
 }
 
 /// A random id for this process, to hold shared locks with: replicas never share one.

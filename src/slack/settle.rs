@@ -345,6 +345,12 @@ impl Bot {
             mrkdwn: self.pipeline.mrkdwn(&report),
         };
         let shown = shown_digest(&outgoing);
+        // The digest leaves the evidence button out: its key is new every time.
+        let outgoing = if previous.as_ref().is_some_and(|r| r.shown_digest == shown) {
+            outgoing
+        } else {
+            self.with_evidence(ws, &report, outgoing).await
+        };
         match previous {
             Some(reply) if reply.shown_digest == shown => {
                 ws.state
@@ -410,15 +416,17 @@ impl Bot {
                                 mrkdwn: self.pipeline.mrkdwn(&report),
                             };
                             let updated_digest = shown_digest(&updated);
-                            if updated_digest != shown
-                                && ws
+                            if updated_digest != shown {
+                                let updated = self.with_evidence(ws, &report, updated).await;
+                                if ws
                                     .api
                                     .update(&record.channel, &record.ts, &updated)
                                     .await
                                     .is_ok()
-                            {
-                                record.shown_digest = updated_digest;
-                                ws.state.remember_reply(key, record).await;
+                                {
+                                    record.shown_digest = updated_digest;
+                                    ws.state.remember_reply(key, record).await;
+                                }
                             }
                         }
                         "posted"

@@ -1,13 +1,13 @@
 //! [`BotState`] in this process: the default for one replica. Deliveries are kept as
-//! 64-bit hashes in two generations ([`TtlSet`]); shares and replies in a bounded map
+//! 64-bit hashes in two generations ([`TtlSet`]); shares, evidence and replies in a bounded map
 //! with expiry ([`TtlMap`]); post slots and back-offs in [`LocalLimits`]. Every operation is O(1) but for the sweep a full map does
 //! before it grows past its bound. The locks are std mutexes (dashmap's shards for the
 //! maps): no lock is held across an `.await`.
 
 use super::pace::LocalLimits;
 use super::{
-    AnswerKey, BotState, ReplyRecord, DEDUPE_MAX, DEDUPE_TTL, REPLY_MAX, REPLY_TTL, SHARE_MAX,
-    SHARE_TTL,
+    AnswerKey, BotState, ReplyRecord, DEDUPE_MAX, DEDUPE_TTL, EVIDENCE_MAX, EVIDENCE_TTL,
+    REPLY_MAX, REPLY_TTL, SHARE_MAX, SHARE_TTL,
 };
 use async_trait::async_trait;
 use dashmap::DashMap;
@@ -22,6 +22,7 @@ pub struct MemoryState {
     locks: NamedLocks,
     deliveries: TtlSet,
     shares: TtlMap<String, serde_json::Value>,
+    evidence: TtlMap<String, serde_json::Value>,
     replies: TtlMap<AnswerKey, ReplyRecord>,
 }
 
@@ -34,6 +35,7 @@ impl MemoryState {
             locks: NamedLocks::default(),
             deliveries: TtlSet::new(DEDUPE_TTL, DEDUPE_MAX),
             shares: TtlMap::new(SHARE_TTL, SHARE_MAX),
+            evidence: TtlMap::new(EVIDENCE_TTL, EVIDENCE_MAX),
             replies: TtlMap::new(REPLY_TTL, REPLY_MAX),
         }
     }
@@ -57,6 +59,14 @@ impl BotState for MemoryState {
 
     async fn take_share(&self, key: &str) -> Option<serde_json::Value> {
         self.shares.take(&key.to_string())
+    }
+
+    async fn keep_evidence(&self, key: &str, view: serde_json::Value) {
+        self.evidence.insert(key.to_string(), view);
+    }
+
+    async fn evidence(&self, key: &str) -> Option<serde_json::Value> {
+        self.evidence.get(&key.to_string())
     }
 
     async fn reply_to(&self, answer: &AnswerKey) -> Option<ReplyRecord> {
@@ -102,6 +112,7 @@ impl BotState for MemoryState {
     async fn forget_scope(&self, scope: &str) -> usize {
         let prefix = super::scoped::scope_prefix(scope);
         self.shares.remove_where(|key| key.starts_with(&prefix))
+            + self.evidence.remove_where(|key| key.starts_with(&prefix))
             + self
                 .replies
                 .remove_where(|answer| answer.channel.starts_with(&prefix))
@@ -402,5 +413,11 @@ mod tests {
             .await;
         assert!(state.take_share("k").await.is_some());
         assert!(state.take_share("k").await.is_none());
+        // Evidence is read as often as the button is pressed.
+        let view = serde_json::json!({"type": "modal"});
+        assert_eq!(state.evidence("e").await, None);
+        state.keep_evidence("e", view.clone()).await;
+        assert_eq!(state.evidence("e").await, Some(view.clone()));
+        assert_eq!(state.evidence("e").await, Some(view));
     }
 }

@@ -7,6 +7,7 @@
 //! |---|---|---|---|---|---|
 //! | deliveries | an Events API `event_id` | — | at least [`DEDUPE_TTL`] / 2, at most [`DEDUPE_TTL`] | every event, on arrival | the same, to drop Slack's retries |
 //! | shares | a report's key (the button's value) | the report as a `response_url` message | [`SHARE_TTL`] | ephemeral reports (`/sources`) | the "Share in channel" button, once |
+//! | evidence | a random id (the "Show evidence" button's value) | the evidence modal as a `views.open` view | [`EVIDENCE_TTL`] | reports with claims checked against their pages | the "Show evidence" button, as often as it is pressed |
 //! | replies | an answer: its channel and `ts` | [`ReplyRecord`]: the reply's `ts` and digests of what both said | [`REPLY_TTL`] | watched answers, once settled | edits and deletions of those answers |
 //! | post slots | a channel | the next time a post may go | a minute past the slot | every post | every post (one a second per channel, over all replicas) |
 //! | back-offs | a Web API method | until when Slack asked to wait | the `Retry-After` | a 429 | every call of that method |
@@ -15,8 +16,8 @@
 //! | verdicts | a canonical URL | its [`Verdict`] | the verifier's TTL for its class | every probe (shared stores only) | the verifier, after its own cache |
 //! | model replies | a digest of a question to the language model | its validated JSON reply | `SOURCEBOT_LLM_CACHE_TTL` | every valid reply (shared stores only) | [`crate::llm::LlmClient`], after its own cache |
 //!
-//! With many workspaces, the families a workspace owns (shares, replies, post slots,
-//! back-offs, locks) are kept under its id ([`scoped::ScopedState`]), and deleted
+//! With many workspaces, the families a workspace owns (shares, evidence, replies, post
+//! slots, back-offs, locks) are kept under its id ([`scoped::ScopedState`]), and deleted
 //! with it when the app is uninstalled there.
 //!
 //! Values are plain serde data, so a shared store can keep them as JSON: [`redis`] keeps
@@ -46,6 +47,12 @@ pub const DEDUPE_MAX: usize = 200_000;
 pub const SHARE_TTL: Duration = Duration::from_secs(1800);
 /// Reports kept for sharing at most.
 pub const SHARE_MAX: usize = 10_000;
+/// How long a report's evidence waits for its "Show evidence" click: a day, as long as
+/// the bot remembers its replies. Later the button answers that it has expired.
+pub const EVIDENCE_TTL: Duration = Duration::from_secs(24 * 3600);
+/// Evidence views kept in memory at most (each at most about 40 kB of text); past it the
+/// oldest go first. Redis keeps every one for its TTL.
+pub const EVIDENCE_MAX: usize = 2_000;
 /// How long the bot remembers its reply to a watched answer, so that an edit updates it
 /// and a deletion deletes it: a day. Later edits get no update.
 pub const REPLY_TTL: Duration = Duration::from_secs(24 * 3600);
@@ -107,6 +114,12 @@ pub trait BotState: Send + Sync {
     async fn keep_share(&self, key: &str, message: serde_json::Value);
     /// Takes the message kept under `key` (once), if it has not expired.
     async fn take_share(&self, key: &str) -> Option<serde_json::Value>;
+    /// Keeps a report's evidence `view` (a modal for `views.open`) under `key` for
+    /// [`EVIDENCE_TTL`].
+    async fn keep_evidence(&self, key: &str, view: serde_json::Value);
+    /// The evidence view kept under `key`, if it has not expired (read as often as the
+    /// button is pressed).
+    async fn evidence(&self, key: &str) -> Option<serde_json::Value>;
     /// The reply to `answer`, if the bot made one within [`REPLY_TTL`].
     async fn reply_to(&self, answer: &AnswerKey) -> Option<ReplyRecord>;
     /// Remembers the reply to `answer`.

@@ -7,6 +7,7 @@
 //! |---|---|---|
 //! | deliveries | `{ns}delivery:{id}` | `SET … NX PX` (claim: the first replica to set it does the work) |
 //! | shares | `{ns}share:{key}` | `SET … PX`, then `GETDEL` (taken once, by whichever replica gets the click) |
+//! | evidence | `{ns}evidence:{key}` | `SET … PX` of the modal view as JSON, then `GET` (by whichever replica gets a click, as often as it comes) |
 //! | replies | `{ns}reply:{channel}:{ts}` | `SET … PX` of the [`ReplyRecord`] as JSON, `GET`, `DEL` |
 //! | post slots | `{ns}pace:{channel}` | a script that takes the next slot by Redis's clock (`TIME`), so replicas' clocks never matter |
 //! | back-offs | `{ns}backoff:{method}` | `SET … PX retry-after` (kept if longer), `PTTL` |
@@ -25,8 +26,8 @@
 
 use super::pace::LocalLimits;
 use super::{
-    AnswerKey, BotState, IdempotencyClaim, ReplyRecord, StateHealth, DEDUPE_TTL, REPLY_TTL,
-    SHARE_TTL,
+    AnswerKey, BotState, IdempotencyClaim, ReplyRecord, StateHealth, DEDUPE_TTL, EVIDENCE_TTL,
+    REPLY_TTL, SHARE_TTL,
 };
 use crate::metrics::Metrics;
 use crate::model::Verdict;
@@ -76,7 +77,7 @@ pub enum RedisStateError {
 const MAX_SCAN_ROUNDS: usize = 100_000;
 
 /// The key families kept per workspace ([`super::ScopedState`]).
-const SCOPED_FAMILIES: [&str; 5] = ["share", "reply", "lock", "pace", "backoff"];
+const SCOPED_FAMILIES: [&str; 6] = ["share", "evidence", "reply", "lock", "pace", "backoff"];
 
 /// `text` with Redis glob's special characters escaped, to match literally.
 fn glob_escape(text: &str) -> String {
@@ -304,6 +305,23 @@ impl BotState for RedisState {
         let kept = self
             .call("take a report", async move {
                 connection.get_del::<_, Option<String>>(key).await
+            })
+            .await??;
+        serde_json::from_str(&kept).ok()
+    }
+
+    async fn keep_evidence(&self, key: &str, view: serde_json::Value) {
+        let key = self.key("evidence", key);
+        self.put("keep evidence", key, view.to_string(), EVIDENCE_TTL)
+            .await;
+    }
+
+    async fn evidence(&self, key: &str) -> Option<serde_json::Value> {
+        let mut connection = self.connection.clone();
+        let key = self.key("evidence", key);
+        let kept = self
+            .call("read evidence", async move {
+                connection.get::<_, Option<String>>(key).await
             })
             .await??;
         serde_json::from_str(&kept).ok()

@@ -1,6 +1,6 @@
 //! One workspace's slice of the bot's state. With many workspaces, what one does must
 //! not touch another: a 429 from Slack in workspace A holds back A's calls only (Slack
-//! limits each workspace separately), and replies, locks, reports and post slots are
+//! limits each workspace separately), and replies, locks, reports, evidence and post slots are
 //! kept under the workspace's id, so that uninstalling it can delete them all
 //! ([`BotState::forget_scope`]). [`ScopedState`] wraps the shared store and puts
 //! `ws:{id}:` in front of those keys; deliveries (Slack's ids are unique across
@@ -57,6 +57,14 @@ impl BotState for ScopedState {
 
     async fn take_share(&self, key: &str) -> Option<serde_json::Value> {
         self.inner.take_share(&self.name(key)).await
+    }
+
+    async fn keep_evidence(&self, key: &str, view: serde_json::Value) {
+        self.inner.keep_evidence(&self.name(key), view).await;
+    }
+
+    async fn evidence(&self, key: &str) -> Option<serde_json::Value> {
+        self.inner.evidence(&self.name(key)).await
     }
 
     async fn reply_to(&self, answer: &AnswerKey) -> Option<ReplyRecord> {

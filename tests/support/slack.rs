@@ -1,7 +1,8 @@
 //! A fake Slack for hermetic tests of the bot: the Web API methods the bot calls
 //! (`auth.test`, `chat.postMessage`, `chat.postEphemeral`, `chat.update`, `chat.delete`,
 //! `chat.getPermalink`, `conversations.history`, `conversations.replies`,
-//! `apps.connections.open`), the `response_url` hooks of slash commands and
+//! `apps.connections.open`, and `views.open`, which refuses a `trigger_id` more than 3 s
+//! old and a view outside a modal's limits), the `response_url` hooks of slash commands and
 //! interactions, and the Socket Mode WebSocket. It is an axum server on `127.0.0.1:0`
 //! that answers in the shapes Slack documents, so slack-morphism's client parses them,
 //! records every call (query string, form and JSON body merged into one object), keeps
@@ -1482,6 +1483,7 @@ const KNOWN_METHODS: &[&str] = &[
     "apps.connections.open",
     "oauth.v2.access",
     "files.info",
+    "views.open",
 ];
 
 /// The JSON answer to a Web API call that did not fail on purpose.
@@ -1534,6 +1536,7 @@ fn dispatch(inner: &mut Inner, base: &str, call: &Call) -> Value {
             }
         }
         "conversations.replies" => replies(inner, params),
+        "views.open" => views_open(params),
         "apps.connections.open" => {
             inner.socket_urls += 1;
             let ws_base = base.replacen("http://", "ws://", 1);
@@ -1967,6 +1970,76 @@ fn replies(inner: &mut Inner, params: &Value) -> Value {
     }
 }
 
+/// `views.open`: a `trigger_id` in Slack's shape issued at most 3 s ago (the fake's
+/// [`trigger_id`] carries the second it was made; an older one is `expired_trigger_id`),
+/// and a modal view Slack would take — plain-text title and close button of 1–24
+/// characters, 1–100 blocks each as [`check_blocks`] wants them — else
+/// `invalid_arguments` with the reason. Answers with the view, given an id.
+fn views_open(params: &Value) -> Value {
+    let Some(trigger) = p_str(params, "trigger_id").filter(|t| !t.is_empty()) else {
+        return slack_error("invalid_arguments");
+    };
+    let Some(issued) = trigger
+        .split('.')
+        .nth(1)
+        .and_then(|t| t.parse::<u64>().ok())
+    else {
+        return slack_error("invalid_trigger_id");
+    };
+    if unix_now().saturating_sub(issued) > 3 {
+        return slack_error("expired_trigger_id");
+    }
+    let view = match params.get("view") {
+        Some(Value::String(text)) => serde_json::from_str(text).unwrap_or(Value::Null),
+        Some(view) => view.clone(),
+        None => Value::Null,
+    };
+    if let Some(detail) = check_view(&view) {
+        return json!({
+            "ok": false,
+            "error": "invalid_arguments",
+            "response_metadata": { "messages": [format!("[ERROR] {detail}")] }
+        });
+    }
+    let mut opened = view;
+    opened["id"] = json!("V0EVIDENCE");
+    json!({ "ok": true, "view": opened })
+}
+
+/// Why Slack would refuse `view` as a modal, if it would.
+fn check_view(view: &Value) -> Option<String> {
+    if view.get("type").and_then(Value::as_str) != Some("modal") {
+        return Some("must be a modal [json-pointer:/view/type]".to_string());
+    }
+    for field in ["title", "close", "submit"] {
+        let Some(text) = view.get(field) else {
+            if field == "title" {
+                return Some("missing required field: title [json-pointer:/view]".to_string());
+            }
+            continue;
+        };
+        if text.get("type").and_then(Value::as_str) != Some("plain_text") {
+            return Some(format!(
+                "must be plain_text [json-pointer:/view/{field}/type]"
+            ));
+        }
+        let chars = text
+            .get("text")
+            .and_then(Value::as_str)
+            .map_or(0, |t| t.chars().count());
+        if chars == 0 || chars > 24 {
+            return Some(format!(
+                "must be 1-24 characters [json-pointer:/view/{field}/text]"
+            ));
+        }
+    }
+    let blocks = view.get("blocks").unwrap_or(&Value::Null);
+    if blocks.as_array().is_some_and(Vec::is_empty) {
+        return Some("must provide at least 1 item [json-pointer:/view/blocks]".to_string());
+    }
+    check_blocks_up_to(blocks, 100)
+}
+
 /// What Slack rejects as `invalid_blocks`, with its JSON-pointer detail: more than 50
 /// blocks, a block without a known `type`, section text empty or over 3,000 characters,
 /// a section with neither text nor fields, over 10 fields or a field over 2,000
@@ -1974,11 +2047,20 @@ fn replies(inner: &mut Inner, params: &Value) -> Value {
 /// with no elements or over 10. (`msg_blocks_too_long` is not modelled: use
 /// [`FakeSlack::fail_next`].)
 fn check_blocks(blocks: &Value) -> Option<String> {
+    check_blocks_up_to(blocks, 50)
+}
+
+/// [`check_blocks`] with at most `max` blocks (100 in a modal), and actions blocks of
+/// 1–25 elements, each button with plain text of 1–75 characters, an `action_id` of at
+/// most 255 and a `value` of at most 2,000.
+fn check_blocks_up_to(blocks: &Value, max: usize) -> Option<String> {
     let Some(list) = blocks.as_array() else {
         return Some("must be an array [json-pointer:/blocks]".to_string());
     };
-    if list.len() > 50 {
-        return Some("no more than 50 items allowed [json-pointer:/blocks]".to_string());
+    if list.len() > max {
+        return Some(format!(
+            "no more than {max} items allowed [json-pointer:/blocks]"
+        ));
     }
     let chars = |v: &Value| {
         v.get("text")
@@ -2053,10 +2135,39 @@ fn check_blocks(blocks: &Value) -> Option<String> {
                     ));
                 }
             }
-            Some(
-                "divider" | "actions" | "image" | "rich_text" | "input" | "file" | "video"
-                | "markdown",
-            ) => {}
+            Some("actions") => {
+                let elements = block
+                    .get("elements")
+                    .and_then(Value::as_array)
+                    .map_or(&[][..], Vec::as_slice);
+                if elements.is_empty() || elements.len() > 25 {
+                    return Some(format!(
+                        "must provide 1-25 items [json-pointer:{at}/elements]"
+                    ));
+                }
+                for (j, element) in elements.iter().enumerate() {
+                    if element.get("type").and_then(Value::as_str) != Some("button") {
+                        continue;
+                    }
+                    let len = |key: &str| {
+                        element
+                            .pointer(key)
+                            .and_then(Value::as_str)
+                            .map(|t| t.chars().count())
+                    };
+                    if !len("/text/text").is_some_and(|n| (1..=75).contains(&n)) {
+                        return Some(format!(
+                            "must be 1-75 characters [json-pointer:{at}/elements/{j}/text/text]"
+                        ));
+                    }
+                    if len("/action_id").is_some_and(|n| n > 255)
+                        || len("/value").is_some_and(|n| n > 2000)
+                    {
+                        return Some(format!("too long [json-pointer:{at}/elements/{j}]"));
+                    }
+                }
+            }
+            Some("divider" | "image" | "rich_text" | "input" | "file" | "video" | "markdown") => {}
             Some(other) => {
                 return Some(format!(
                     "unsupported type: {other} [json-pointer:{at}/type]"
