@@ -462,6 +462,20 @@ mod tests {
         assert_eq!(distinct.coverage, 1.0);
     }
 
+    /// A high confidence of two sources from two domains, every claim cited.
+    fn high() -> AnswerConfidence {
+        AnswerConfidence {
+            value: 0.9,
+            label: "high".into(),
+            mean_credibility: 0.9,
+            diversity: 1.0,
+            sources: 2,
+            domains: 2,
+            coverage: 1.0,
+            supported_share: None,
+        }
+    }
+
     #[test]
     fn unsupported_claims_cap_the_confidence() {
         use crate::model::{Claim, ClaimSupport, Span, SupportVerdict};
@@ -489,16 +503,6 @@ mod tests {
                     .collect(),
             };
         let claim = |verdicts: &[SupportVerdict]| claim_with(verdicts, Some("q"), &[]);
-        let high = || AnswerConfidence {
-            value: 0.9,
-            label: "high".into(),
-            mean_credibility: 0.9,
-            diversity: 1.0,
-            sources: 2,
-            domains: 2,
-            coverage: 1.0,
-            supported_share: None,
-        };
         use SupportVerdict::*;
         let mut all_good = high();
         apply_support(
@@ -562,16 +566,6 @@ mod tests {
     #[test]
     fn an_answer_nothing_of_which_could_be_checked_says_so() {
         use VerdictClass::*;
-        let high = || AnswerConfidence {
-            value: 0.9,
-            label: "high".into(),
-            mean_credibility: 0.9,
-            diversity: 1.0,
-            sources: 2,
-            domains: 2,
-            coverage: 1.0,
-            supported_share: None,
-        };
         let down = source(Some("https://nih.gov/a"), SourceKind::Web, TimedOut);
         let internal = source(None, SourceKind::Slack, NotChecked);
         let mut unchecked = high();

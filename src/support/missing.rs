@@ -93,20 +93,8 @@ const MULTIPLIERS: [(&str, f64); 9] = [
     ("b", 1e9),
 ];
 
-const MONTHS: [&str; 12] = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
+/// The months' names, January first (the collector's table).
+use crate::collect::claims::MONTH_NAMES as MONTHS;
 
 /// How far (in words) a quantity's number may stand from its noun on the page.
 const QUANTITY_WINDOW: usize = 4;
