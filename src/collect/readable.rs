@@ -78,7 +78,16 @@ impl Pieces {
 
     /// The text without emphasis markers, whitespace collapsed, trimmed.
     fn finish(self) -> String {
-        let markers = emphasis_markers(&self.out, &self.literal);
+        let has_emphasis = memchr::memchr3(b'*', b'_', b'~', self.out.as_bytes()).is_some();
+        if !has_emphasis && !needs_collapsing(&self.out) {
+            // Nothing to drop or collapse: the common case, kept as it is.
+            return self.out;
+        }
+        let markers = if has_emphasis {
+            emphasis_markers(&self.out, &self.literal)
+        } else {
+            Vec::new()
+        };
         let mut result = String::with_capacity(self.out.len());
         let mut markers = markers.iter().peekable();
         let mut pending_space = false;
@@ -101,6 +110,29 @@ impl Pieces {
         }
         result
     }
+}
+
+/// Whether `s` has whitespace to collapse or trim: a leading or trailing space, two
+/// spaces in a row, or any whitespace other than a space (searched for with SIMD: this
+/// runs over every claim).
+fn needs_collapsing(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    bytes.first() == Some(&b' ')
+        || bytes.last() == Some(&b' ')
+        || memchr::memchr3(b'\t', b'\n', b'\r', bytes).is_some()
+        || memchr::memchr2(0x0b, 0x0c, bytes).is_some()
+        || memchr::memmem::find(bytes, b"  ").is_some()
+        || has_unicode_space(s)
+}
+
+/// Whether `s` holds whitespace outside ASCII (no-break and other Unicode spaces, the
+/// line and paragraph separators): only characters whose UTF-8 starts with 0xC2, 0xE1,
+/// 0xE2 or 0xE3 can be, so only those are decoded.
+fn has_unicode_space(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    let is_space_at = |at: usize| s[at..].chars().next().is_some_and(char::is_whitespace);
+    memchr::memchr3_iter(0xC2, 0xE2, 0xE3, bytes).any(is_space_at)
+        || memchr::memchr_iter(0xE1, bytes).any(is_space_at)
 }
 
 /// The characters that can mark emphasis in Markdown and mrkdwn.
@@ -257,6 +289,26 @@ mod tests {
             read("Keep :tada: and [1] and [2, 3]."),
             "Keep :tada: and [1] and [2, 3]."
         );
+    }
+
+    #[test]
+    fn unicode_spaces_are_found() {
+        for spaced in [
+            "a\u{a0}b",
+            "a\u{2003}b",
+            "a\u{3000}b",
+            "a\u{1680}b",
+            "a\u{2028}b",
+            "a  b",
+            " a",
+            "a\tb",
+        ] {
+            assert!(needs_collapsing(spaced), "{spaced:?}");
+        }
+        for plain in ["a b", "中文，文本", "é è", "a—b", ""] {
+            assert!(!needs_collapsing(plain), "{plain:?}");
+        }
+        assert_eq!(read("No\u{a0}break  here."), "No break here.");
     }
 
     #[test]

@@ -365,7 +365,7 @@ pub(super) fn url_token_len(s: &str) -> usize {
 pub(super) fn bare_url_at(s: &str) -> Option<(usize, Option<String>)> {
     let raw = &s[..candidate_end_with(s, true)];
     if !raw.contains('\\') {
-        return bare_url_len(s).map(|len| (len, None));
+        return url_in_candidate(s, raw).map(|len| (len, None));
     }
     // Read the escapes, find the URL in what Markdown shows, and map its end back.
     let mut shown = String::with_capacity(raw.len());
@@ -388,12 +388,16 @@ pub(super) fn bare_url_at(s: &str) -> Option<(usize, Option<String>)> {
 /// cut at hard stops first; linkify then drops trailing punctuation and unbalanced
 /// closing brackets while keeping balanced parentheses.
 pub(super) fn bare_url_len(s: &str) -> Option<usize> {
+    url_in_candidate(s, &s[..candidate_end(s)])
+}
+
+/// [`bare_url_len`] with the candidate (`s` cut at its hard stops) already found.
+fn url_in_candidate(s: &str, candidate: &str) -> Option<usize> {
     let prefix = match scheme_prefix_len(s) {
         Some(len) => len,
         None if is_www(s.as_bytes()) => 4,
         None => return None,
     };
-    let candidate = &s[..candidate_end(s)];
     if candidate.len() <= prefix {
         return None;
     }
