@@ -417,8 +417,8 @@ fn support_on_a_missing_file_says_so() {
 }
 
 /// The shipped model, through the command, on ExpertQA's random split (it was fitted on
-/// WiCE, never on ExpertQA): about chance, as the one-line rule (0.517), as the README
-/// reports (0.522). ExpertQA's experts judged chosen passages, not pages, and
+/// WiCE, never on ExpertQA): a little better than chance and the one-line rule (0.517),
+/// as the README reports (0.535). ExpertQA's experts judged chosen passages, not pages, and
 /// called most claims supported whatever the overlap: words tell little there.
 #[test]
 fn support_agrees_with_experts_on_the_held_out_split() {
@@ -467,7 +467,7 @@ fn support_agrees_with_experts_on_the_held_out_split() {
     assert!(totals[0] > 200.0 && totals[1] > 600.0, "{totals:?}");
     let balanced = (hits[0] / totals[0] + hits[1] / totals[1]) / 2.0;
     assert!(
-        balanced > 0.51,
+        balanced > 0.52,
         "balanced accuracy {balanced:.3} on the held-out split"
     );
 }

@@ -3,7 +3,7 @@
 //! split (Wikipedia sentences judged against the whole article they cite), `missing`
 //! lists words the annotators marked unsupported with precision ≥ 0.85 and finds at
 //! least a third of them; the verdict, fitted and reported by 5-fold cross-validation,
-//! reaches a balanced accuracy of at least 0.72, at least the one-line rule's in the
+//! reaches a balanced accuracy of at least 0.75, above the one-line rule's in the
 //! same run, and its "not supported" holds (the claim is not fully supported) at least
 //! 85 times in 100. Skipped with a notice when `../shared/corpora` is absent.
 
@@ -66,12 +66,12 @@ fn verdicts_hold_on_wice_held_out() {
         model.balanced_accuracy, rule.balanced_accuracy, model.said_not, model.not_precision
     );
     assert!(
-        model.balanced_accuracy >= 0.72,
+        model.balanced_accuracy >= 0.75,
         "{:.3}",
         model.balanced_accuracy
     );
     assert!(
-        model.balanced_accuracy >= rule.balanced_accuracy,
+        model.balanced_accuracy > rule.balanced_accuracy,
         "the one-line rule wins: {:.3} against {:.3}",
         rule.balanced_accuracy,
         model.balanced_accuracy

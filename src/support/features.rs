@@ -11,7 +11,7 @@ use super::text::{tokenize, Token};
 use std::collections::HashSet;
 
 /// The names of the features, in the order [`features`] returns them.
-pub const FEATURE_NAMES: [&str; 18] = [
+pub const FEATURE_NAMES: [&str; 19] = [
     "recall_best",
     "recall_top3",
     "recall_page",
@@ -30,12 +30,15 @@ pub const FEATURE_NAMES: [&str; 18] = [
     "long_word_recall",
     "missing_salient_log",
     "missing_any",
+    "rule_missing_log",
 ];
 
 /// The direction each feature may push the score in (1: more means more support, -1:
 /// less, 0: either), in [`FEATURE_NAMES`] order. The fitted model keeps to them, so
 /// that less overlap never raises the score, however the features lean on each other.
-pub const FEATURE_SIGNS: [i8; 18] = [1, 1, 1, 1, 1, 1, -1, 1, -1, 1, 0, 0, 1, -1, 0, 1, -1, -1];
+pub const FEATURE_SIGNS: [i8; 19] = [
+    1, 1, 1, 1, 1, 1, -1, 1, -1, 1, 0, 0, 1, -1, 0, 1, -1, -1, -1,
+];
 
 /// The index of `recall_page` in [`FEATURE_NAMES`].
 pub const RECALL_PAGE: usize = 2;
@@ -47,7 +50,7 @@ const TOP: usize = 3;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Measured {
     /// The feature values, in [`FEATURE_NAMES`] order.
-    pub values: [f64; 18],
+    pub values: [f64; 19],
     /// The claim's salient words the page never mentions
     /// ([`super::missing::missing_words`]).
     pub missing: Vec<String>,
@@ -214,6 +217,7 @@ pub fn features(claim: &str, page: &Page<'_>) -> Measured {
             long_word_recall,
             ((missing.len() + 1) as f64).ln(),
             if missing.is_empty() { 0.0 } else { 1.0 },
+            ((super::missing::rule_missing_count(claim, &page.index) + 1) as f64).ln(),
         ],
         best,
         missing,
@@ -263,7 +267,7 @@ fn looks_like_list_index(number: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn measure(claim: &str, page: &str) -> [f64; 18] {
+    fn measure(claim: &str, page: &str) -> [f64; 19] {
         features(claim, &Page::new(&[page])).values
     }
 

@@ -5,7 +5,7 @@
 //! widened by a sentence on each side into the [`Window`]s the scorer reads.
 
 use super::text::{tokenize, Token};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// A page cut into tokenised sentences.
 #[derive(Debug, Clone)]
@@ -102,7 +102,8 @@ impl<'a> Page<'a> {
             .iter()
             .zip(&lengths)
             .map(|(sentence, &length)| {
-                let mut tf: HashMap<&str, f64> = HashMap::new();
+                // Ordered, so that the sum is the same float on every run.
+                let mut tf: BTreeMap<&str, f64> = BTreeMap::new();
                 for token in sentence {
                     if wanted.contains(token.stem.as_str()) {
                         *tf.entry(&token.stem).or_default() += 1.0;
