@@ -190,7 +190,7 @@ pub fn is_control_sequence(content: &str) -> bool {
 fn date_command(command: &str) -> Option<String> {
     let mut parts = command.strip_prefix("date^")?.split('^');
     let timestamp: i64 = parts.next()?.trim().parse().ok()?;
-    let format = parts.next().unwrap_or("{date_short}");
+    let format = parts.next().unwrap_or(DEFAULT_DATE_FORMAT);
     Some(format_slack_date(timestamp, format))
 }
 
@@ -217,6 +217,9 @@ const WEEKDAYS: [&str; 7] = [
     "Friday",
     "Saturday",
 ];
+
+/// How a date without a format of its own is written (`Feb 18, 2014`).
+pub const DEFAULT_DATE_FORMAT: &str = "{date_short}";
 
 /// Timestamps formatted at most: about ±10,000 years either side of 1970.
 const MAX_DATE_SECONDS: i64 = 315_537_897_599;

@@ -27,12 +27,8 @@
 //! No allocation per character; a page is indexed once ([`PageIndex`]) and every claim
 //! citing it is matched against the index.
 
-use super::text::is_stop;
-use rust_stemmers::{Algorithm, Stemmer};
+use super::text::{is_stop, stem};
 use std::collections::{HashMap, HashSet};
-use std::sync::LazyLock;
-
-static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
 
 /// Cardinal number words and their values ("one" is left out: it is far more often a
 /// pronoun — "one of the", "the only one" — than a count).
@@ -172,14 +168,6 @@ fn fold_char(c: char) -> Option<char> {
         _ => return None,
     };
     Some(base)
-}
-
-fn stem(folded: &str) -> String {
-    let base = folded
-        .strip_suffix("'s")
-        .or_else(|| folded.strip_suffix('\''))
-        .unwrap_or(folded);
-    STEMMER.stem(base).into_owned()
 }
 
 /// What a number-like word is.
@@ -652,8 +640,7 @@ fn joined(claim: &str, words: &[Word<'_>], flagged: &[bool]) -> Vec<(usize, usiz
                 if claim[end..word.start].chars().count() <= 2
                     && claim[end..word.start]
                         .chars()
-                        .all(|c| c.is_whitespace() || matches!(c, '-' | ',' | '–'))
-                    && !words.iter().any(|w| w.start >= end && w.end <= word.start) =>
+                        .all(|c| c.is_whitespace() || matches!(c, '-' | ',' | '–')) =>
             {
                 Some((start, word.end))
             }

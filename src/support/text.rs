@@ -184,6 +184,19 @@ pub fn is_stop(word: &str) -> bool {
     STOP_WORDS.contains(&word)
 }
 
+/// `word` (lower case) without a possessive `'s` or `'`.
+fn without_possessive(word: &str) -> &str {
+    word.strip_suffix("'s")
+        .or_else(|| word.strip_suffix('\''))
+        .unwrap_or(word)
+}
+
+/// The Snowball stem of a lower-case `word`, its possessive dropped: the stem every
+/// comparison of words in the support check uses.
+pub fn stem(word: &str) -> String {
+    STEMMER.stem(without_possessive(word)).into_owned()
+}
+
 /// The tokens of `text`, in order.
 pub fn tokenize(text: &str) -> Vec<Token> {
     let mut tokens = Vec::with_capacity(text.len() / 6);
@@ -296,10 +309,7 @@ fn token(word: &str, number: bool, sentence_start: bool) -> Token {
     let capitalised = word.chars().next().is_some_and(char::is_uppercase);
     let lower = word.to_lowercase().replace('’', "'");
     let negation = NEGATIONS.contains(&lower.as_str()) || lower.ends_with("n't");
-    let base = lower
-        .strip_suffix("'s")
-        .or_else(|| lower.strip_suffix('\''))
-        .unwrap_or(&lower);
+    let base = without_possessive(&lower);
     let stop = is_stop(base) && !negation;
     Token {
         stem: STEMMER.stem(base).into_owned(),

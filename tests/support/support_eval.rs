@@ -18,12 +18,16 @@ use sourcebot::support::SupportScorer;
 use std::collections::HashSet;
 use std::path::Path;
 
+/// The value after `--name` on the command line, if given.
+fn option(name: &str) -> Option<String> {
+    let mut args = std::env::args().skip_while(|a| a != name);
+    args.next()?;
+    args.next()
+}
+
 /// The L2 penalty on the weights (`--l2 X`).
 pub fn l2() -> f64 {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == "--l2")
-        .and_then(|i| args.get(i + 1))
+    option("--l2")
         .and_then(|v| v.parse().ok())
         .unwrap_or(DEFAULT_L2)
 }
@@ -149,13 +153,7 @@ pub fn measure(claims: &[Claim]) -> Vec<Vec<f64>> {
 /// Features left out of the fit: held at 0, so their weight is 0 ([`DROPPED`], or
 /// `--drop a,b`).
 pub fn dropped() -> Vec<usize> {
-    let args: Vec<String> = std::env::args().collect();
-    let list = args
-        .iter()
-        .position(|a| a == "--drop")
-        .and_then(|i| args.get(i + 1))
-        .cloned()
-        .unwrap_or_else(|| DROPPED.join(","));
+    let list = option("--drop").unwrap_or_else(|| DROPPED.join(","));
     list.split(',')
         .filter_map(|name| FEATURE_NAMES.iter().position(|n| *n == name))
         .collect()
@@ -211,6 +209,7 @@ pub fn best_cut(scores: &[f64], labels: &[bool]) -> f64 {
 pub fn not_supported_cut(scores: &[f64], labels: &[bool], ceiling: f64) -> f64 {
     let mut order: Vec<(f64, bool)> = scores.iter().copied().zip(labels.iter().copied()).collect();
     order.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let wanted = ns_precision();
     let (mut below, mut wrong, mut best) = (0usize, 0usize, 0.0);
     for (i, (score, supported)) in order.iter().enumerate() {
         below += 1;
@@ -222,7 +221,7 @@ pub fn not_supported_cut(scores: &[f64], labels: &[bool], ceiling: f64) -> f64 {
             *score + 1e-9
         };
         let precision = 1.0 - wrong as f64 / below as f64;
-        if cut <= ceiling && below >= 10 && precision >= ns_precision() && next > *score {
+        if cut <= ceiling && below >= 10 && precision >= wanted && next > *score {
             best = cut;
         }
     }
@@ -231,10 +230,7 @@ pub fn not_supported_cut(scores: &[f64], labels: &[bool], ceiling: f64) -> f64 {
 
 /// [`NOT_SUPPORTED_PRECISION`], or `--ns-precision X`.
 pub fn ns_precision() -> f64 {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == "--ns-precision")
-        .and_then(|i| args.get(i + 1))
+    option("--ns-precision")
         .and_then(|v| v.parse().ok())
         .unwrap_or(NOT_SUPPORTED_PRECISION)
 }

@@ -202,11 +202,7 @@ const SCHEMES_WITHOUT_SLASHES: [&str; 6] = ["mailto", "tel", "javascript", "data
 pub(super) fn other_scheme_len(s: &str) -> Option<usize> {
     let colon = s.bytes().take(33).position(|b| b == b':')?;
     let scheme = &s[..colon];
-    let well_formed = colon >= 2
-        && scheme.as_bytes()[0].is_ascii_alphabetic()
-        && scheme
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'));
+    let well_formed = colon >= 2 && has_scheme(&s[..=colon]);
     let known = s[colon + 1..].starts_with("//")
         || SCHEMES_WITHOUT_SLASHES
             .iter()

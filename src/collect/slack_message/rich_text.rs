@@ -247,7 +247,7 @@ fn run(
                         let format = object
                             .get("format")
                             .and_then(Value::as_str)
-                            .unwrap_or("{date_short}");
+                            .unwrap_or(crate::mrkdwn::DEFAULT_DATE_FORMAT);
                         out.push_str(&crate::mrkdwn::format_slack_date(timestamp, format));
                     }
                     None => context.doc.skip(

@@ -27,7 +27,7 @@ pub const MAX_TEXT_CLAIMS: usize = 500;
 const MAX_TEXT_MISSING: usize = 20;
 /// A claim is cut to this many characters.
 const CLAIM_CHARS: usize = 400;
-/// A quote is cut to this many characters (quotes are at most 320 already).
+/// A quote is cut to this many characters (quotes are at most 300 already).
 const QUOTE_CHARS: usize = 400;
 /// A reason is cut to this many characters.
 const REASON_CHARS: usize = 240;
