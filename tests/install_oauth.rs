@@ -232,7 +232,11 @@ async fn forged_expired_and_other_browser_states_are_refused_and_nothing_is_stor
     i.slack
         .grant_oauth_code("code-2", OAuthGrant::workspace("T0003", &redirect));
     let (state, nonce) = i.begin().await;
-    let forged = format!("{}0", &state[..state.len() - 1]);
+    // The last character changed (to one it is not: a state ending in `0` would
+    // otherwise be "forged" into itself, one run in 64).
+    let swap = if state.ends_with('0') { '1' } else { '0' };
+    let forged = format!("{}{swap}", &state[..state.len() - 1]);
+    assert_ne!(forged, state);
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
