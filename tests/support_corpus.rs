@@ -2,10 +2,10 @@
 //! (`cargo run --release --example support_fit` prints them all): on WiCE's development
 //! split (Wikipedia sentences judged against the whole article they cite), `missing`
 //! lists words the annotators marked unsupported with precision ≥ 0.85 and finds at
-//! least a third of them; the verdict, fitted and reported by 5-fold cross-validation,
-//! reaches a balanced accuracy of at least 0.75, above the one-line rule's in the
-//! same run, and its "not supported" holds (the claim is not fully supported) at least
-//! 85 times in 100. Skipped with a notice when `../shared/corpora` is absent.
+//! least 40 in 100 of them; the verdict, fitted and reported by 5-fold cross-validation,
+//! reaches a balanced accuracy of at least 0.75, beats the one-line rule in the same
+//! run however the folds are dealt (and by 0.015 on average), and its "not supported"
+//! holds (the claim is not fully supported) at least 85 times in 100. Skipped with a notice when `../shared/corpora` is absent.
 
 #[path = "support/support_eval.rs"]
 mod support_eval;
@@ -48,7 +48,7 @@ fn missing_words_are_the_annotated_unsupported_words() {
         "precision {:.3}",
         figures.precision()
     );
-    assert!(figures.recall() >= 0.33, "recall {:.3}", figures.recall());
+    assert!(figures.recall() >= 0.40, "recall {:.3}", figures.recall());
 }
 
 #[test]
@@ -60,22 +60,25 @@ fn verdicts_hold_on_wice_held_out() {
     assert_eq!(wice.len(), 349);
     let rows = measure(&wice);
     let model = cross_validated(&rows, &wice, None);
+    let (mean, low, high) = spread(&repeated_cross_validation(&rows, &wice));
     let rule = rule_calls(&wice);
     eprintln!(
-        "WiCE, 5-fold: balanced accuracy {:.3} (one-line rule {:.3}); \"not supported\" {} times, {:.3} not fully supported",
+        "WiCE, 5-fold: balanced accuracy {:.4} (one-line rule {:.4}); over {FOLD_ASSIGNMENTS} fold assignments {mean:.4} ({low:.4}-{high:.4}); \"not supported\" {} times, {:.3} not fully supported",
         model.balanced_accuracy, rule.balanced_accuracy, model.said_not, model.not_precision
     );
     assert!(
         model.balanced_accuracy >= 0.75,
-        "{:.3}",
+        "{:.4}",
         model.balanced_accuracy
     );
+    // One split's figure moves with the few claims at the cut: every way of dealing
+    // the folds must beat the rule, and on average by a clear margin.
     assert!(
-        model.balanced_accuracy > rule.balanced_accuracy,
-        "the one-line rule wins: {:.3} against {:.3}",
-        rule.balanced_accuracy,
-        model.balanced_accuracy
+        low > rule.balanced_accuracy && mean >= rule.balanced_accuracy + 0.015,
+        "the one-line rule ({:.3}) is not beaten: mean {mean:.3}, lowest {low:.3}",
+        rule.balanced_accuracy
     );
+    assert!(mean >= 0.735, "mean over fold assignments {mean:.3}");
     assert!(
         model.said_not >= 50,
         "\"not supported\" said {} times",

@@ -17,9 +17,13 @@
 //! - ordinals as ordinals: `3rd` = `third`, and not a bare `3`;
 //! - a quantity (a number before a noun, `17 hours`) needs the number near that noun
 //!   on the page (within four words), not anywhere, and is missing as a whole;
+//! - an ordinal written in figures, or in a name or compound, near its noun too
+//!   (`1st District`, `first-class`);
 //! - dates as dates, in their usual orders: `July 11, 1909` = `11 July 1909` =
-//!   `1909-07-11`; a day is missing when the page has the month and year but not that
-//!   day; `May` is a month only next to a day or year, a name otherwise;
+//!   `1909-07-11`; a date the page lacks is missing as the claim writes it (with
+//!   `early`, `mid` or `late` before its year), since that is what a reader looks for;
+//!   `May` is a month only next to a day or year, a name otherwise;
+//! - a name between two missing names is one missing name (`Port Baku Mall`);
 //! - words case- and accent-insensitively, with simple inflections where the Snowball
 //!   stemmer agrees (`acquired` = `acquires`), hyphenated words as a whole or in parts;
 //!   an all-capitals acronym case-sensitively (`US` is not `us`), dots aside (`U.S.`).
@@ -302,7 +306,8 @@ pub struct PageIndex {
     stems: HashSet<String>,
     /// Number values (as bits) → positions, for quantities.
     numbers: HashMap<u64, Vec<u32>>,
-    ordinals: HashSet<u32>,
+    /// Ordinal values → positions, for ordinals before a noun (`1st District`).
+    ordinals: HashMap<u32, Vec<u32>>,
     dates: HashSet<DateKey>,
     acronyms: HashSet<String>,
     /// The stem at each position (for quantities), up to [`MAX_INDEXED_WORDS`].
@@ -341,7 +346,7 @@ impl PageIndex {
                     }
                 }
                 Some(Figure::Ordinal(n)) => {
-                    self.ordinals.insert(n);
+                    push_position(self.ordinals.entry(n).or_default(), position);
                 }
                 None => {}
             }
@@ -365,10 +370,7 @@ impl PageIndex {
     }
 
     fn add_number(&mut self, value: f64, position: usize) {
-        let positions = self.numbers.entry(value.to_bits()).or_default();
-        if positions.len() < 64 {
-            positions.push(position as u32);
-        }
+        push_position(self.numbers.entry(value.to_bits()).or_default(), position);
     }
 
     /// `1909-07-11`, `1909/07/11`.
@@ -435,14 +437,34 @@ impl PageIndex {
     /// Whether `value` stands within [`QUANTITY_WINDOW`] words of a word whose stem is
     /// `noun`.
     fn has_quantity(&self, value: f64, noun: &str) -> bool {
-        self.numbers.get(&value.to_bits()).is_some_and(|positions| {
-            positions.iter().any(|&p| {
-                let p = p as usize;
-                let from = p.saturating_sub(QUANTITY_WINDOW);
-                let to = (p + QUANTITY_WINDOW + 1).min(self.position_stems.len());
-                self.position_stems[from..to].iter().any(|s| s == noun)
-            })
+        self.numbers
+            .get(&value.to_bits())
+            .is_some_and(|positions| self.near(positions, noun))
+    }
+
+    /// Whether the ordinal `n` stands within [`QUANTITY_WINDOW`] words of a word whose
+    /// stem is `noun` (`1st District` needs `first district`, not any `first`).
+    fn has_ordinal_before(&self, n: u32, noun: &str) -> bool {
+        self.ordinals
+            .get(&n)
+            .is_some_and(|positions| self.near(positions, noun))
+    }
+
+    /// Whether one of `positions` stands within [`QUANTITY_WINDOW`] words of `noun`.
+    fn near(&self, positions: &[u32], noun: &str) -> bool {
+        positions.iter().any(|&p| {
+            let p = p as usize;
+            let from = p.saturating_sub(QUANTITY_WINDOW);
+            let to = (p + QUANTITY_WINDOW + 1).min(self.position_stems.len());
+            self.position_stems[from..to].iter().any(|s| s == noun)
         })
+    }
+}
+
+/// Keeps a word's position, up to 64 a value (enough to find one near a noun).
+fn push_position(positions: &mut Vec<u32>, position: usize) {
+    if positions.len() < 64 {
+        positions.push(position as u32);
     }
 }
 
@@ -503,6 +525,12 @@ pub fn missing_words(claim: &str, page: &PageIndex) -> Vec<String> {
 }
 
 /// Where [`missing_words`]' words stand in `claim` (byte ranges, in order).
+///
+/// The claim's dates, figures and names are looked up first; then what a reader takes
+/// as one with a missing word joins it: the noun of a quantity or ordinal the page has
+/// only elsewhere (`17 hours`, `1st District`), `early`/`mid`/`late` before a missing
+/// year, a name between two missing names (`Port Baku Mall`), and a word hyphenated to a
+/// missing one (`Grammy-nominated`).
 pub fn missing_spans(claim: &str, page: &PageIndex) -> Vec<(usize, usize)> {
     if page.is_empty() {
         return Vec::new();
@@ -513,12 +541,26 @@ pub fn missing_spans(claim: &str, page: &PageIndex) -> Vec<(usize, usize)> {
         .filter(|w| !markers.iter().any(|(s, e)| *s <= w.start && w.end <= *e))
         .collect();
     let mut flagged = vec![false; words.len()];
+    let decided = flag_dates(&words, page, &mut flagged);
+    flag_figures_and_names(claim, &words, page, &decided, &mut flagged);
+    flag_date_modifiers(&words, &mut flagged);
+    flag_names_between(claim, &words, &mut flagged);
+    flag_hyphenated(claim, &words, &mut flagged);
+    joined(claim, &words, &flagged)
+}
+
+/// Flags the claim's dates the page does not have, and returns which words belong to a
+/// date (decided: not looked up again as numbers or names). A date is missing as the
+/// claim writes it, except that a year the page gives elsewhere is left out of a missing
+/// month (`3 March` of `3 March 2001`); a day whose month and year the page has makes the
+/// whole date missing, since that is what a reader looks for.
+fn flag_dates(words: &[Word<'_>], page: &PageIndex, flagged: &mut [bool]) -> Vec<bool> {
     let mut decided = vec![false; words.len()];
     for i in 0..words.len() {
         let Some(m) = month(words[i].text) else {
             continue;
         };
-        let Some((key, span)) = date_at(&words, i, m) else {
+        let Some((key, span)) = date_at(words, i, m) else {
             continue;
         };
         for &j in &span {
@@ -527,34 +569,54 @@ pub fn missing_spans(claim: &str, page: &PageIndex) -> Vec<(usize, usize)> {
         if page.dates.contains(&key) {
             continue;
         }
-        match key {
-            DateKey::Day(y, m, _) if page.dates.contains(&DateKey::Month(y, m)) => {
-                // The page has the month and year: the day is what is missing.
-                let day = span
-                    .iter()
-                    .copied()
-                    .find(|&j| day_or_year(words[j].text).is_some_and(|d| d <= 31));
-                if let Some(day) = day {
-                    flagged[day] = true;
-                }
-            }
-            _ => {
-                for &j in &span {
-                    let year = day_or_year(words[j].text).filter(|y| *y >= 100);
-                    // A year the page gives elsewhere is not missing; the month is.
-                    flagged[j] = !year.is_some_and(|y| page.has_number(f64::from(y)));
-                }
-            }
+        let month_on_page =
+            matches!(key, DateKey::Day(y, m, _) if page.dates.contains(&DateKey::Month(y, m)));
+        for &j in &span {
+            let year = day_or_year(words[j].text).filter(|y| *y >= 100);
+            // A year the page gives elsewhere is not missing; the month is.
+            flagged[j] = month_on_page || !year.is_some_and(|y| page.has_number(f64::from(y)));
         }
     }
-    let mut quantity_nouns = Vec::new();
+    decided
+}
+
+/// Flags the claim's numbers, quantities, ordinals and names (outside dates) that the
+/// page does not have; a quantity or ordinal the page has only away from its noun is
+/// missing with its noun (`17 hours`, `1st District`, `first-class`).
+fn flag_figures_and_names(
+    claim: &str,
+    words: &[Word<'_>],
+    page: &PageIndex,
+    decided: &[bool],
+    flagged: &mut [bool],
+) {
+    let mut nouns = Vec::new();
     for i in 0..words.len() {
         if decided[i] {
             continue;
         }
         let word = words[i].text;
         flagged[i] = match figure(word) {
-            Some(Figure::Ordinal(n)) => !page.ordinals.contains(&n),
+            Some(Figure::Ordinal(n)) => {
+                if !page.ordinals.contains_key(&n) {
+                    true
+                } else {
+                    // Tied to its noun when written in figures (`1st District`), or
+                    // part of a name or a compound (`First Avenue`, `first-class`); a
+                    // word ordinal before a plain noun is too often loose ("the first
+                    // single" on a page that says "debut single").
+                    let in_figures = word.starts_with(|c: char| c.is_ascii_digit());
+                    let noun = noun_after(words, i, |next| {
+                        in_figures
+                            || next.text.starts_with(char::is_uppercase)
+                            || &claim[words[i].end..next.start] == "-"
+                    });
+                    let apart = noun
+                        .is_some_and(|j| !page.has_ordinal_before(n, &stem(&fold(words[j].text))));
+                    nouns.extend(noun.filter(|_| apart));
+                    apart
+                }
+            }
             Some(Figure::Number(value)) => {
                 let scaled = words
                     .get(i + 1)
@@ -564,31 +626,82 @@ pub fn missing_spans(claim: &str, page: &PageIndex) -> Vec<(usize, usize)> {
                     true
                 } else {
                     // A quantity: the number must stand near its noun on the page.
-                    let noun = words.get(i + 1).filter(|next| {
-                        value < 1000.0
-                            && word.bytes().all(|b| b.is_ascii_digit())
-                            && next.start - words[i].end <= 1
-                            && figure(next.text).is_none()
-                            && month(next.text).is_none()
-                            && next.text.chars().all(char::is_lowercase)
-                            && !is_stop(next.text)
-                    });
-                    let apart =
-                        noun.is_some_and(|noun| !page.has_quantity(value, &stem(&fold(noun.text))));
-                    if apart {
-                        quantity_nouns.push(i + 1);
-                    }
+                    let counted = value < 1000.0 && word.bytes().all(|b| b.is_ascii_digit());
+                    let noun =
+                        noun_after(words, i, |next| next.text.chars().all(char::is_lowercase))
+                            .filter(|_| counted);
+                    let apart = noun
+                        .is_some_and(|j| !page.has_quantity(value, &stem(&fold(words[j].text))));
+                    nouns.extend(noun.filter(|_| apart));
                     apart
                 }
             }
-            None => is_name(&words, i) && !page.has_word(word),
+            None => is_name(words, i) && !page.has_word(word),
         };
     }
-    // A quantity the page does not have is its number and its noun (`17 hours`).
-    for noun in quantity_nouns {
+    for noun in nouns {
         flagged[noun] = true;
     }
-    // A word hyphenated to a missing one is part of it (`Grammy-nominated`).
+}
+
+/// The word right after the figure at `i` when it can be the figure's noun: next to it,
+/// no figure, month or stop word, and `also` holds.
+fn noun_after(words: &[Word<'_>], i: usize, also: impl Fn(&Word<'_>) -> bool) -> Option<usize> {
+    let next = words.get(i + 1)?;
+    let noun = next.start - words[i].end <= 1
+        && figure(next.text).is_none()
+        && month(next.text).is_none()
+        && !is_stop(&fold(next.text))
+        && also(next);
+    noun.then_some(i + 1)
+}
+
+/// `early`, `mid` or `late` before a missing year is part of it (`early 2007`).
+fn flag_date_modifiers(words: &[Word<'_>], flagged: &mut [bool]) {
+    for i in 1..words.len() {
+        let year = day_or_year(words[i].text).is_some_and(|y| y >= 100);
+        if flagged[i]
+            && year
+            && matches!(fold(words[i - 1].text).as_str(), "early" | "mid" | "late")
+        {
+            flagged[i - 1] = true;
+        }
+    }
+}
+
+/// A capitalised word between two missing names, with nothing but spaces, hyphens and
+/// stop words between them, is part of one missing name (`Port Baku Mall`,
+/// `Northeastern New England`, `Clothing and Textile Workers`).
+fn flag_names_between(claim: &str, words: &[Word<'_>], flagged: &mut [bool]) {
+    let capitalised = |j: usize| words[j].text.chars().next().is_some_and(char::is_uppercase);
+    let stop = |j: usize| is_stop(&fold(words[j].text));
+    let plain_gap = |j: usize| {
+        claim[words[j].end..words[j + 1].start]
+            .chars()
+            .all(|c| c.is_whitespace() || c == '-')
+    };
+    let found = flagged.to_vec();
+    let missing_name = |j: usize| found[j] && capitalised(j);
+    for i in 1..words.len().saturating_sub(1) {
+        if found[i] || !capitalised(i) {
+            continue;
+        }
+        let mut left = i - 1;
+        while left > 0 && stop(left) && !found[left] {
+            left -= 1;
+        }
+        let mut right = i + 1;
+        while right + 1 < words.len() && stop(right) && !found[right] {
+            right += 1;
+        }
+        if missing_name(left) && missing_name(right) && (left..right).all(plain_gap) {
+            flagged[i] = true;
+        }
+    }
+}
+
+/// A word hyphenated to a missing one is part of it (`Grammy-nominated`).
+fn flag_hyphenated(claim: &str, words: &[Word<'_>], flagged: &mut [bool]) {
     for i in 1..words.len() {
         let glued = &claim[words[i - 1].end..words[i].start] == "-";
         if glued && (flagged[i - 1] || flagged[i]) {
@@ -596,7 +709,6 @@ pub fn missing_spans(claim: &str, page: &PageIndex) -> Vec<(usize, usize)> {
             flagged[i] = true;
         }
     }
-    joined(claim, &words, &flagged)
 }
 
 /// Byte ranges of citation markers in `text` (`[1]`, `[2, 3]`, `[4-6]`, `[^1]`): their
@@ -700,8 +812,16 @@ mod tests {
         ] {
             assert!(missing(claim, page).is_empty(), "{page}");
         }
-        // The page has the month and year, not the day: the day is missing.
-        assert_eq!(missing(claim, "Born in July 1909 in Ohio."), ["11"]);
+        // The page has the month and year, not the day: the date as written is missing.
+        assert_eq!(
+            missing(claim, "Born in July 1909 in Ohio."),
+            ["July 11, 1909"]
+        );
+        assert_eq!(
+            missing("It began in early 2007.", "It began in 2009."),
+            ["early 2007"]
+        );
+        assert!(missing("It began in late 2007.", "It began late, in 2007.").is_empty());
         // Another date entirely: the whole date as the claim writes it.
         assert_eq!(
             missing(
@@ -786,6 +906,25 @@ mod tests {
             ),
             ["Grammy-nominated"]
         );
+        // An ordinal in figures, or in a name or compound, needs its noun near it on the
+        // page, as a quantity does.
+        let claim = "He ran for the 1st District seat.";
+        assert!(missing(claim, "He ran in the First District.").is_empty());
+        assert!(missing(claim, "the 1st district of the state").is_empty());
+        assert_eq!(
+            missing(claim, "He first ran in 2016 for a district seat."),
+            ["1st District"]
+        );
+        assert_eq!(missing(claim, "He ran for the district seat."), ["1st"]);
+        assert_eq!(
+            missing(
+                "He retired from first-class cricket.",
+                "First picked in 1990, he later played minor county cricket, a lower class."
+            ),
+            ["first-class"]
+        );
+        // A word ordinal before a plain noun is too loose to hold to its noun.
+        assert!(missing("It was the first single.", "The debut single came first.").is_empty());
     }
 
     #[test]
@@ -796,6 +935,29 @@ mod tests {
             ["1909", "Beulah Park"]
         );
         assert!(missing("Nothing salient here at all.", "unrelated").is_empty());
+        // A name between two missing names is one missing name.
+        assert_eq!(
+            missing(
+                "The store is in the Port Baku Mall.",
+                "The store opened in Baku in 2012."
+            ),
+            ["Port Baku Mall"]
+        );
+        assert_eq!(
+            missing(
+                "He joined the Clothing and Textile Workers Union.",
+                "He joined a textile union in 1974."
+            ),
+            ["Clothing", "Textile Workers"]
+        );
+        // Not across punctuation, and not a name the page has beside only one.
+        assert_eq!(
+            missing(
+                "In 1905, William Seymour spoke.",
+                "William Seymour spoke in 1906."
+            ),
+            ["1905"]
+        );
         assert!(
             missing("It won in 1909.", "").is_empty(),
             "an empty page: not judged"
