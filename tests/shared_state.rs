@@ -132,6 +132,12 @@ async fn contract(state: &dyn BotState) {
     assert_eq!(state.add_model_tokens("2026-11-26", 5).await, 5);
     assert_eq!(state.model_tokens("2026-11-25").await, 150);
     assert_eq!(state.model_tokens("2026-11-26").await, 5);
+    // Settings versions: per workspace, only ever rising, read back as bumped.
+    assert_eq!(state.settings_version("T1").await, 0);
+    assert_eq!(state.bump_settings_version("T1").await, 1);
+    assert_eq!(state.bump_settings_version("T1").await, 2);
+    assert_eq!(state.settings_version("T1").await, 2);
+    assert_eq!(state.settings_version("T2").await, 0);
     assert!(
         state
             .lock_answer(&answer("8.3"), "h1", Duration::from_millis(50))

@@ -9,3 +9,4 @@ pub mod rotation;
 pub mod routes;
 pub mod store;
 pub mod token_key;
+pub mod workspace_data;

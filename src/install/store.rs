@@ -93,7 +93,7 @@ pub enum StoreError {
 }
 
 impl StoreError {
-    fn database(error: impl std::fmt::Display) -> StoreError {
+    pub(crate) fn database(error: impl std::fmt::Display) -> StoreError {
         StoreError::Database(crate::state::redis::without_secrets(&error.to_string()))
     }
 }
@@ -137,7 +137,8 @@ pub struct SqlStore {
     key: TokenKey,
 }
 
-enum Pool {
+/// The connection pool, of one database or the other.
+pub(crate) enum Pool {
     Sqlite(SqlitePool),
     Postgres(PgPool),
 }
@@ -224,6 +225,11 @@ impl SqlStore {
             return Err(StoreError::BadUrl(shown));
         };
         Ok(SqlStore { pool, key })
+    }
+
+    /// The pool, for the other tables kept in the same database.
+    pub(crate) fn pool(&self) -> &Pool {
+        &self.pool
     }
 
     fn open(&self, row: Row) -> Result<Installation, StoreError> {

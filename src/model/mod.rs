@@ -6,12 +6,15 @@
 //!
 //! Answers, sources, verdicts and the report are here; claims are in `claim.rs` and
 //! what scoring computes in `credibility.rs`, all re-exported as `crate::model::*`.
+//! What a workspace decides and what sourcebot keeps of its work there (settings,
+//! report history, feedback) is in [`workspace`], outside the report's contract.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
 mod claim;
 mod credibility;
+pub mod workspace;
 
 pub use claim::*;
 pub use credibility::*;

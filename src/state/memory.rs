@@ -24,6 +24,7 @@ pub struct MemoryState {
     shares: TtlMap<String, serde_json::Value>,
     evidence: TtlMap<String, serde_json::Value>,
     replies: TtlMap<AnswerKey, ReplyRecord>,
+    settings_versions: DashMap<String, u64>,
 }
 
 impl MemoryState {
@@ -37,6 +38,7 @@ impl MemoryState {
             shares: TtlMap::new(SHARE_TTL, SHARE_MAX),
             evidence: TtlMap::new(EVIDENCE_TTL, EVIDENCE_MAX),
             replies: TtlMap::new(REPLY_TTL, REPLY_MAX),
+            settings_versions: DashMap::new(),
         }
     }
 }
@@ -107,6 +109,22 @@ impl BotState for MemoryState {
 
     async fn model_tokens(&self, day: &str) -> u64 {
         self.tokens.get(day)
+    }
+
+    async fn settings_version(&self, workspace: &str) -> u64 {
+        self.settings_versions
+            .get(workspace)
+            .map(|version| *version)
+            .unwrap_or(0)
+    }
+
+    async fn bump_settings_version(&self, workspace: &str) -> u64 {
+        let mut version = self
+            .settings_versions
+            .entry(workspace.to_string())
+            .or_insert(0);
+        *version = version.wrapping_add(1);
+        *version
     }
 
     async fn forget_scope(&self, scope: &str) -> usize {

@@ -1,6 +1,7 @@
 //! The bot's short-lived state, behind one interface ([`BotState`]) so that it can live
 //! in this process ([`memory::MemoryState`], the default: one replica, nothing to
-//! install) or, for several replicas, in shared storage. Everything kept here expires,
+//! install) or, for several replicas, in shared storage. Everything kept here expires
+//! (but the settings versions: one small counter per workspace),
 //! and every family is bounded. The key families:
 //!
 //! | family | key | value | kept for | written by | read by |
@@ -15,6 +16,7 @@
 //! | API requests | a caller's `Idempotency-Key` | what was asked (a fingerprint), then the response | while it runs, then an hour | `POST /v1/answers` | the same key on any replica (shared stores only) |
 //! | verdicts | a canonical URL | its [`Verdict`] | the verifier's TTL for its class | every probe (shared stores only) | the verifier, after its own cache |
 //! | model replies | a digest of a question to the language model | its validated JSON reply | `SOURCEBOT_LLM_CACHE_TTL` | every valid reply (shared stores only) | [`crate::llm::LlmClient`], after its own cache |
+//! | settings versions | a workspace ([`crate::slack::WorkspaceKey::scope`]) | a counter | as long as the store (one small number per workspace; no TTL) | every settings change | [`crate::install::workspace_data::SettingsCache`], at most once a second per workspace |
 //!
 //! With many workspaces, the families a workspace owns (shares, evidence, replies, post
 //! slots, back-offs, locks) are kept under its id ([`scoped::ScopedState`]), and deleted
@@ -191,6 +193,17 @@ pub trait BotState: Send + Sync {
     async fn finish_idempotency(&self, _key: &str, _asked: u64, _response: &str, _ttl: Duration) {}
     /// Frees `key` (the request failed before anything was done), so a retry runs.
     async fn release_idempotency(&self, _key: &str, _asked: u64) {}
+    /// The version of the settings of `workspace` (its [`crate::slack::WorkspaceKey::scope`]):
+    /// it moves whenever any replica saves them, so a replica's cache knows to reload.
+    /// Zero when never bumped (and in a store that shares nothing).
+    async fn settings_version(&self, _workspace: &str) -> u64 {
+        0
+    }
+    /// Moves the version of the settings of `workspace` (they were just saved) and
+    /// returns the new one.
+    async fn bump_settings_version(&self, _workspace: &str) -> u64 {
+        0
+    }
     /// Deletes everything kept for the workspace (or organization) `scope` through a
     /// [`ScopedState`] (the app left it); how many entries went.
     async fn forget_scope(&self, scope: &str) -> usize;

@@ -14,6 +14,7 @@
 //! | locks | `{ns}lock:{name}` (`answer:{channel}:{ts}`, `token-refresh:…`) | `SET … NX PX` with the holder's id; released by a compare-and-delete script |
 //! | API requests | `{ns}idem:{caller}:{key}` | a hash (`asked`, `state`, `response`) claimed and read by one script; `pending` expires if its replica dies |
 //! | verdicts | `{ns}verdict:{url}` | `SET … PX ttl` of the [`Verdict`] as JSON; `GET` and `PTTL` at once |
+//! | settings versions | `{ns}settings-version:{workspace}` | `INCR` when a workspace's settings are saved, `GET` by every replica's settings cache (one small counter per workspace, no TTL); while Redis does not answer a read is 0, so caches reload from the database |
 //!
 //! Redis being down or slow never stops the bot: every call is bounded by
 //! [`RedisSettings::op_timeout`]; a failed claim counts as "first" (the event is
@@ -580,6 +581,27 @@ impl BotState for RedisState {
                 .await
         })
         .await;
+    }
+
+    async fn settings_version(&self, workspace: &str) -> u64 {
+        let mut connection = self.connection.clone();
+        let key = self.key("settings-version", workspace);
+        self.call("read a settings version", async move {
+            connection.get::<_, Option<u64>>(&key).await
+        })
+        .await
+        .flatten()
+        .unwrap_or(0)
+    }
+
+    async fn bump_settings_version(&self, workspace: &str) -> u64 {
+        let mut connection = self.connection.clone();
+        let key = self.key("settings-version", workspace);
+        self.call("bump a settings version", async move {
+            connection.incr::<_, _, u64>(&key, 1u64).await
+        })
+        .await
+        .unwrap_or(0)
     }
 
     async fn forget_scope(&self, scope: &str) -> usize {

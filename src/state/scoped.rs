@@ -147,6 +147,15 @@ impl BotState for ScopedState {
         self.inner.forget_scope(scope).await
     }
 
+    /// Settings versions are kept by workspace already: passed through as they are.
+    async fn settings_version(&self, workspace: &str) -> u64 {
+        self.inner.settings_version(workspace).await
+    }
+
+    async fn bump_settings_version(&self, workspace: &str) -> u64 {
+        self.inner.bump_settings_version(workspace).await
+    }
+
     async fn check_health(&self) -> StateHealth {
         self.inner.check_health().await
     }

@@ -1,0 +1,1022 @@
+//! What sourcebot keeps per workspace beside its installation, in the same SQL database
+//! ([`SqlStore`]: SQLite by default, PostgreSQL for replicas; tables created by the
+//! migration `20261126000000_workspace_data.sql`): the workspace's own settings, a small
+//! history of the reports it posted there (counts only, never the answer's text), and
+//! the feedback people gave on them, with the evidence of a report kept once feedback
+//! arrives. [`WorkspaceData`] is the interface; [`SettingsCache`] keeps settings in
+//! memory and, through a version in the shared state ([`BotState`]), sees a change made
+//! on any replica within a few seconds. Untrusted text (comments, names) is stored as
+//! given and escaped where it is shown.
+
+use super::store::{Pool, SqlStore, StoreError};
+use crate::model::workspace::{ActivityLine, FeedbackRecord, ReportRecord, WorkspaceSettings};
+use crate::state::BotState;
+use async_trait::async_trait;
+use serde_json::{json, Value};
+use sqlx::Row;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Workspaces whose settings a [`SettingsCache`] holds at most; past it the oldest
+/// loaded go first.
+pub const SETTINGS_CACHE_MAX: usize = 10_000;
+/// How often a [`SettingsCache`] asks the shared state, per workspace, whether the
+/// settings changed on another replica.
+pub const SETTINGS_RECHECK: Duration = Duration::from_secs(1);
+
+/// Where per-workspace settings, report history and feedback are kept.
+#[async_trait]
+pub trait WorkspaceData: Send + Sync {
+    /// The settings `workspace` saved, if any.
+    async fn settings(&self, workspace: &str) -> Result<Option<WorkspaceSettings>, StoreError>;
+    /// Saves (replaces) the settings of `workspace`, changed by `changed_by` at `at`
+    /// (unix seconds).
+    async fn save_settings(
+        &self,
+        workspace: &str,
+        settings: &WorkspaceSettings,
+        changed_by: &str,
+        at: i64,
+    ) -> Result<(), StoreError>;
+    /// Records a posted report; recording the same report (workspace, channel,
+    /// `message_ts`) again changes nothing.
+    async fn record_report(&self, report: &ReportRecord) -> Result<(), StoreError>;
+    /// Records one person's feedback on a report. Pressing again replaces the vote; a
+    /// later answer with the same vote (the 👎 modal) fills `wrong` and `comment`
+    /// without losing what was there; a changed vote drops the old vote's `wrong` and
+    /// `comment` unless it brings its own.
+    async fn record_feedback(&self, feedback: &FeedbackRecord) -> Result<(), StoreError>;
+    /// Keeps `evidence` (JSON) with the report, if that report was recorded; whether it
+    /// was.
+    async fn keep_evidence(
+        &self,
+        workspace: &str,
+        channel: &str,
+        message_ts: &str,
+        evidence: &Value,
+    ) -> Result<bool, StoreError>;
+    /// The App Home's figures for reports of `workspace` posted at or after `since`: one
+    /// line per watched assistant and one (`assistant: None`) for reports people asked
+    /// for, each only when it has reports; 👍/👎 counted from the feedback on those
+    /// reports. Ordered by reports, most first.
+    async fn activity(&self, workspace: &str, since: i64) -> Result<Vec<ActivityLine>, StoreError>;
+    /// Every feedback given at or after `since` (of one workspace, or of all), oldest
+    /// first, as JSON objects: `vote`, `wrong`, `comment`, `user_id`, `at`,
+    /// `workspace`, `channel`, `message_ts`, and from the report (null when it was not
+    /// recorded) `assistant`, `asked_by`, `counts`, `judge`, `posted_at` and the kept
+    /// `evidence`.
+    async fn export_feedback(
+        &self,
+        since: i64,
+        workspace: Option<&str>,
+    ) -> Result<Vec<Value>, StoreError>;
+    /// Deletes the reports posted before `older_than` and the feedback on them (and
+    /// feedback older than that whose report is gone); how many rows went.
+    async fn prune(&self, older_than: i64) -> Result<u64, StoreError>;
+    /// Deletes the settings, reports and feedback of `workspace` (the app left it); how
+    /// many rows went.
+    async fn forget_workspace(&self, workspace: &str) -> Result<u64, StoreError>;
+}
+
+/// Runs a query on either database (`$1`… in the SQL; SQLite reads them as `?1`…) and
+/// maps each row with `$map` (which may use `?` on `sqlx` errors).
+macro_rules! rows {
+    ($pool:expr, $sql:expr, |$q:ident| $bind:expr, |$row:ident| $map:expr) => {
+        match $pool {
+            Pool::Sqlite(pool) => {
+                let sql = $sql.replace('$', "?");
+                let $q = sqlx::query(&sql);
+                let $q = $bind;
+                let rows = $q.fetch_all(pool).await.map_err(StoreError::database)?;
+                rows.iter()
+                    .map(|$row| -> Result<_, sqlx::Error> { Ok($map) })
+                    .collect::<Result<Vec<_>, sqlx::Error>>()
+                    .map_err(StoreError::database)?
+            }
+            Pool::Postgres(pool) => {
+                let $q = sqlx::query(&$sql);
+                let $q = $bind;
+                let rows = $q.fetch_all(pool).await.map_err(StoreError::database)?;
+                rows.iter()
+                    .map(|$row| -> Result<_, sqlx::Error> { Ok($map) })
+                    .collect::<Result<Vec<_>, sqlx::Error>>()
+                    .map_err(StoreError::database)?
+            }
+        }
+    };
+}
+
+/// Runs a statement that returns no rows on either database; the rows it changed.
+macro_rules! exec {
+    ($pool:expr, $sql:expr, |$q:ident| $bind:expr) => {
+        match $pool {
+            Pool::Sqlite(pool) => {
+                let sql = $sql.replace('$', "?");
+                let $q = sqlx::query(&sql);
+                let $q = $bind;
+                $q.execute(pool)
+                    .await
+                    .map(|done| done.rows_affected())
+                    .map_err(StoreError::database)?
+            }
+            Pool::Postgres(pool) => {
+                let $q = sqlx::query(&$sql);
+                let $q = $bind;
+                $q.execute(pool)
+                    .await
+                    .map(|done| done.rows_affected())
+                    .map_err(StoreError::database)?
+            }
+        }
+    };
+}
+
+/// A count from the database as a `u64` (never negative).
+fn count(value: i64) -> u64 {
+    u64::try_from(value).unwrap_or(0)
+}
+
+/// An enum's serde name (`link_verdict`, `up`…).
+fn serde_name(value: &impl serde::Serialize) -> Result<String, StoreError> {
+    match serde_json::to_value(value) {
+        Ok(Value::String(name)) => Ok(name),
+        Ok(other) => Ok(other.to_string()),
+        Err(error) => Err(StoreError::database(error)),
+    }
+}
+
+/// The App Home's sums per assistant, over the reports in the window (the index
+/// `reports_by_time` finds them).
+const ACTIVITY_SQL: &str = "SELECT assistant, COUNT(*), \
+     CAST(COALESCE(SUM(sources), 0) AS BIGINT), CAST(COALESCE(SUM(broken), 0) AS BIGINT), \
+     CAST(COALESCE(SUM(uncited), 0) AS BIGINT), CAST(COALESCE(SUM(not_supported), 0) AS BIGINT), \
+     CAST(COALESCE(SUM(claims), 0) AS BIGINT) \
+     FROM reports WHERE workspace = $1 AND posted_at >= $2 GROUP BY assistant";
+
+/// 👍/👎 per assistant, from the feedback on the reports in the window.
+const VOTES_SQL: &str = "SELECT r.assistant, \
+     CAST(COALESCE(SUM(CASE WHEN f.vote = 'up' THEN 1 ELSE 0 END), 0) AS BIGINT), \
+     CAST(COALESCE(SUM(CASE WHEN f.vote = 'down' THEN 1 ELSE 0 END), 0) AS BIGINT) \
+     FROM feedback f JOIN reports r ON r.workspace = f.workspace \
+     AND r.channel = f.channel AND r.message_ts = f.message_ts \
+     WHERE f.workspace = $1 AND r.posted_at >= $2 GROUP BY r.assistant";
+
+const EXPORT_SQL: &str = "SELECT f.vote, f.wrong, f.comment, f.user_id, f.at, \
+     f.workspace, f.channel, f.message_ts, r.assistant, r.asked_by, \
+     r.sources, r.verified, r.broken, r.claims, r.uncited, r.not_supported, \
+     r.judge, r.posted_at, r.evidence \
+     FROM feedback f LEFT JOIN reports r ON r.workspace = f.workspace \
+     AND r.channel = f.channel AND r.message_ts = f.message_ts \
+     WHERE f.at >= $1";
+
+const EXPORT_ORDER: &str = " ORDER BY f.at, f.workspace, f.channel, f.message_ts, f.user_id";
+
+#[async_trait]
+impl WorkspaceData for SqlStore {
+    async fn settings(&self, workspace: &str) -> Result<Option<WorkspaceSettings>, StoreError> {
+        let found = rows!(
+            self.pool(),
+            "SELECT settings FROM workspace_settings WHERE workspace = $1",
+            |q| q.bind(workspace),
+            |row| row.try_get::<String, _>(0)?
+        );
+        let Some(text) = found.into_iter().next() else {
+            return Ok(None);
+        };
+        serde_json::from_str(&text).map(Some).map_err(|error| {
+            StoreError::Database(format!(
+                "the settings stored for workspace {workspace} are not valid: {error}"
+            ))
+        })
+    }
+
+    async fn save_settings(
+        &self,
+        workspace: &str,
+        settings: &WorkspaceSettings,
+        changed_by: &str,
+        at: i64,
+    ) -> Result<(), StoreError> {
+        let text = serde_json::to_string(settings).map_err(StoreError::database)?;
+        exec!(
+            self.pool(),
+            "INSERT INTO workspace_settings (workspace, settings, changed_by, changed_at) \
+             VALUES ($1, $2, $3, $4) ON CONFLICT (workspace) DO UPDATE SET \
+             settings = excluded.settings, changed_by = excluded.changed_by, \
+             changed_at = excluded.changed_at",
+            |q| q.bind(workspace).bind(&text).bind(changed_by).bind(at)
+        );
+        Ok(())
+    }
+
+    async fn record_report(&self, r: &ReportRecord) -> Result<(), StoreError> {
+        let c = r.counts;
+        exec!(
+            self.pool(),
+            "INSERT INTO reports (workspace, channel, message_ts, assistant, asked_by, \
+             sources, verified, broken, claims, uncited, not_supported, judge, posted_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) \
+             ON CONFLICT (workspace, channel, message_ts) DO NOTHING",
+            |q| q
+                .bind(&r.workspace)
+                .bind(&r.channel)
+                .bind(&r.message_ts)
+                .bind(&r.assistant)
+                .bind(&r.asked_by)
+                .bind(i64::from(c.sources))
+                .bind(i64::from(c.verified))
+                .bind(i64::from(c.broken))
+                .bind(i64::from(c.claims))
+                .bind(i64::from(c.uncited))
+                .bind(i64::from(c.not_supported))
+                .bind(&r.judge)
+                .bind(r.posted_at)
+        );
+        Ok(())
+    }
+
+    async fn record_feedback(&self, f: &FeedbackRecord) -> Result<(), StoreError> {
+        let vote = f.vote.as_str();
+        let wrong = f.wrong.as_ref().map(serde_name).transpose()?;
+        // Kept as a JSON string: PostgreSQL's TEXT cannot hold a NUL character, and a
+        // comment is kept exactly as given.
+        let comment = f
+            .comment
+            .as_ref()
+            .map(serde_json::to_string)
+            .transpose()
+            .map_err(StoreError::database)?;
+        exec!(
+            self.pool(),
+            "INSERT INTO feedback (workspace, channel, message_ts, user_id, vote, wrong, comment, at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
+             ON CONFLICT (workspace, channel, message_ts, user_id) DO UPDATE SET \
+             wrong = CASE WHEN excluded.vote = feedback.vote \
+                 THEN COALESCE(excluded.wrong, feedback.wrong) ELSE excluded.wrong END, \
+             comment = CASE WHEN excluded.vote = feedback.vote \
+                 THEN COALESCE(excluded.comment, feedback.comment) ELSE excluded.comment END, \
+             vote = excluded.vote, at = excluded.at",
+            |q| q
+                .bind(&f.workspace)
+                .bind(&f.channel)
+                .bind(&f.message_ts)
+                .bind(&f.user_id)
+                .bind(vote)
+                .bind(&wrong)
+                .bind(&comment)
+                .bind(f.at)
+        );
+        Ok(())
+    }
+
+    async fn keep_evidence(
+        &self,
+        workspace: &str,
+        channel: &str,
+        message_ts: &str,
+        evidence: &Value,
+    ) -> Result<bool, StoreError> {
+        let text = evidence.to_string();
+        let changed = exec!(
+            self.pool(),
+            "UPDATE reports SET evidence = $4 WHERE workspace = $1 AND channel = $2 AND message_ts = $3",
+            |q| q.bind(workspace).bind(channel).bind(message_ts).bind(&text)
+        );
+        Ok(changed > 0)
+    }
+
+    async fn activity(&self, workspace: &str, since: i64) -> Result<Vec<ActivityLine>, StoreError> {
+        let mut lines = rows!(
+            self.pool(),
+            ACTIVITY_SQL,
+            |q| q.bind(workspace).bind(since),
+            |row| ActivityLine {
+                assistant: row.try_get::<Option<String>, _>(0)?,
+                reports: count(row.try_get(1)?),
+                links: count(row.try_get(2)?),
+                broken: count(row.try_get(3)?),
+                uncited: count(row.try_get(4)?),
+                not_supported: count(row.try_get(5)?),
+                claims: count(row.try_get(6)?),
+                up: 0,
+                down: 0,
+            }
+        );
+        let votes = rows!(
+            self.pool(),
+            VOTES_SQL,
+            |q| q.bind(workspace).bind(since),
+            |row| (
+                row.try_get::<Option<String>, _>(0)?,
+                count(row.try_get(1)?),
+                count(row.try_get(2)?)
+            )
+        );
+        for (assistant, up, down) in votes {
+            if let Some(line) = lines.iter_mut().find(|line| line.assistant == assistant) {
+                line.up = up;
+                line.down = down;
+            }
+        }
+        lines.sort_by(|a, b| {
+            b.reports
+                .cmp(&a.reports)
+                .then_with(|| a.assistant.is_none().cmp(&b.assistant.is_none()))
+                .then_with(|| a.assistant.cmp(&b.assistant))
+        });
+        Ok(lines)
+    }
+
+    async fn export_feedback(
+        &self,
+        since: i64,
+        workspace: Option<&str>,
+    ) -> Result<Vec<Value>, StoreError> {
+        let sql = match workspace {
+            Some(_) => format!("{EXPORT_SQL} AND f.workspace = $2{EXPORT_ORDER}"),
+            None => format!("{EXPORT_SQL}{EXPORT_ORDER}"),
+        };
+        let raw = rows!(
+            self.pool(),
+            sql,
+            |q| match workspace {
+                Some(workspace) => q.bind(since).bind(workspace),
+                None => q.bind(since),
+            },
+            |row| {
+                let workspace: String = row.try_get(5)?;
+                let channel: String = row.try_get(6)?;
+                let message_ts: String = row.try_get(7)?;
+                let posted_at: Option<i64> = row.try_get(17)?;
+                let counts = match posted_at {
+                    Some(_) => json!({
+                        "sources": row.try_get::<Option<i64>, _>(10)?,
+                        "verified": row.try_get::<Option<i64>, _>(11)?,
+                        "broken": row.try_get::<Option<i64>, _>(12)?,
+                        "claims": row.try_get::<Option<i64>, _>(13)?,
+                        "uncited": row.try_get::<Option<i64>, _>(14)?,
+                        "not_supported": row.try_get::<Option<i64>, _>(15)?,
+                    }),
+                    None => Value::Null,
+                };
+                let evidence: Option<String> = row.try_get(18)?;
+                let comment: Option<String> = row.try_get(2)?;
+                let object = json!({
+                    "vote": row.try_get::<String, _>(0)?,
+                    "wrong": row.try_get::<Option<String>, _>(1)?,
+                    "comment": Value::Null,
+                    "user_id": row.try_get::<String, _>(3)?,
+                    "at": row.try_get::<i64, _>(4)?,
+                    "workspace": workspace,
+                    "channel": channel,
+                    "message_ts": message_ts,
+                    "assistant": row.try_get::<Option<String>, _>(8)?,
+                    "asked_by": row.try_get::<Option<String>, _>(9)?,
+                    "counts": counts,
+                    "judge": row.try_get::<Option<String>, _>(16)?,
+                    "posted_at": posted_at,
+                });
+                (object, comment, evidence)
+            }
+        );
+        raw.into_iter()
+            .map(|(mut object, comment, evidence)| {
+                let comment = match comment {
+                    None => Value::Null,
+                    Some(text) => match serde_json::from_str::<String>(&text) {
+                        Ok(comment) => Value::String(comment),
+                        // Written before comments were kept as JSON: as it is.
+                        Err(_) => Value::String(text),
+                    },
+                };
+                let evidence = match evidence {
+                    None => Value::Null,
+                    Some(text) => serde_json::from_str(&text).map_err(|error| {
+                        StoreError::Database(format!(
+                            "the evidence kept for report {} {} of workspace {} is not valid JSON: {error}",
+                            object["channel"], object["message_ts"], object["workspace"]
+                        ))
+                    })?,
+                };
+                if let Value::Object(map) = &mut object {
+                    map.insert("comment".to_string(), comment);
+                    map.insert("evidence".to_string(), evidence);
+                }
+                Ok(object)
+            })
+            .collect()
+    }
+
+    async fn prune(&self, older_than: i64) -> Result<u64, StoreError> {
+        let feedback = exec!(
+            self.pool(),
+            "DELETE FROM feedback WHERE EXISTS (SELECT 1 FROM reports r \
+             WHERE r.workspace = feedback.workspace AND r.channel = feedback.channel \
+             AND r.message_ts = feedback.message_ts AND r.posted_at < $1) \
+             OR (feedback.at < $1 AND NOT EXISTS (SELECT 1 FROM reports r \
+             WHERE r.workspace = feedback.workspace AND r.channel = feedback.channel \
+             AND r.message_ts = feedback.message_ts))",
+            |q| q.bind(older_than)
+        );
+        let reports = exec!(
+            self.pool(),
+            "DELETE FROM reports WHERE posted_at < $1",
+            |q| q.bind(older_than)
+        );
+        Ok(feedback + reports)
+    }
+
+    async fn forget_workspace(&self, workspace: &str) -> Result<u64, StoreError> {
+        let mut deleted = 0;
+        for table in ["feedback", "reports", "workspace_settings"] {
+            let sql = format!("DELETE FROM {table} WHERE workspace = $1");
+            deleted += exec!(self.pool(), sql, |q| q.bind(workspace));
+        }
+        Ok(deleted)
+    }
+}
+
+/// One workspace's settings as a [`SettingsCache`] holds them.
+struct Cached {
+    settings: Option<WorkspaceSettings>,
+    /// The shared version they were loaded at.
+    version: u64,
+    /// When the shared version was last asked.
+    checked: Instant,
+}
+
+/// The cache's map and the order workspaces were loaded in (for eviction).
+#[derive(Default)]
+struct Entries {
+    map: HashMap<String, Cached>,
+    order: VecDeque<String>,
+}
+
+impl Entries {
+    fn put(&mut self, workspace: &str, cached: Cached, max: usize) {
+        if self.map.insert(workspace.to_string(), cached).is_some() {
+            return;
+        }
+        self.order.push_back(workspace.to_string());
+        while self.map.len() > max {
+            match self.order.pop_front() {
+                Some(oldest) => {
+                    self.map.remove(&oldest);
+                }
+                None => break,
+            }
+        }
+        // Keys forgotten by `remove` leave stale names in `order`; drop them once
+        // they outnumber the live ones.
+        if self.order.len() > 2 * max.max(1) {
+            let map = &self.map;
+            self.order.retain(|name| map.contains_key(name));
+        }
+    }
+}
+
+/// Workspace settings held in memory over a [`WorkspaceData`], kept in step across
+/// replicas by a per-workspace version in the shared state: a change saved through any
+/// replica's cache bumps it, and a read asks for it at most once per re-check interval
+/// (default [`SETTINGS_RECHECK`]) and reloads when it moved. At most
+/// [`SETTINGS_CACHE_MAX`] workspaces are held; past it the oldest loaded go first.
+///
+/// Give it the process's unscoped shared state (the same on every replica).
+pub struct SettingsCache {
+    data: Arc<dyn WorkspaceData>,
+    state: Arc<dyn BotState>,
+    recheck: Duration,
+    max: usize,
+    entries: Mutex<Entries>,
+}
+
+impl SettingsCache {
+    /// A cache re-checking the shared version once a second per workspace.
+    pub fn new(data: Arc<dyn WorkspaceData>, state: Arc<dyn BotState>) -> SettingsCache {
+        SettingsCache::with_recheck(data, state, SETTINGS_RECHECK)
+    }
+
+    /// A cache re-checking the shared version every `recheck` per workspace.
+    pub fn with_recheck(
+        data: Arc<dyn WorkspaceData>,
+        state: Arc<dyn BotState>,
+        recheck: Duration,
+    ) -> SettingsCache {
+        SettingsCache {
+            data,
+            state,
+            recheck,
+            max: SETTINGS_CACHE_MAX,
+            entries: Mutex::new(Entries::default()),
+        }
+    }
+
+    fn entries(&self) -> std::sync::MutexGuard<'_, Entries> {
+        self.entries
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The settings `workspace` saved (`None`: it saved none, the defaults hold), as
+    /// of at most one re-check interval ago on any replica.
+    pub async fn get(&self, workspace: &str) -> Result<Option<WorkspaceSettings>, StoreError> {
+        let held = {
+            let entries = self.entries();
+            entries.map.get(workspace).map(|cached| {
+                (
+                    cached.checked.elapsed() < self.recheck,
+                    cached.version,
+                    cached.settings.clone(),
+                )
+            })
+        };
+        if let Some((true, _, settings)) = held {
+            return Ok(settings);
+        }
+        // The version first, then the settings: a change in between is seen next time.
+        let version = self.state.settings_version(workspace).await;
+        if let Some((_, held_version, settings)) = held {
+            if held_version == version {
+                if let Some(cached) = self.entries().map.get_mut(workspace) {
+                    cached.checked = Instant::now();
+                }
+                return Ok(settings);
+            }
+        }
+        let settings = self.data.settings(workspace).await?;
+        let cached = Cached {
+            settings: settings.clone(),
+            version,
+            checked: Instant::now(),
+        };
+        self.entries().put(workspace, cached, self.max);
+        Ok(settings)
+    }
+
+    /// Saves the settings of `workspace` and tells every replica (through the shared
+    /// version) that they changed.
+    pub async fn save(
+        &self,
+        workspace: &str,
+        settings: &WorkspaceSettings,
+        changed_by: &str,
+        at: i64,
+    ) -> Result<(), StoreError> {
+        self.data
+            .save_settings(workspace, settings, changed_by, at)
+            .await?;
+        let version = self.state.bump_settings_version(workspace).await;
+        let cached = Cached {
+            settings: Some(settings.clone()),
+            version,
+            checked: Instant::now(),
+        };
+        self.entries().put(workspace, cached, self.max);
+        Ok(())
+    }
+
+    /// Deletes everything kept for `workspace` ([`WorkspaceData::forget_workspace`]),
+    /// and its settings from every replica's cache; how many rows went.
+    pub async fn forget(&self, workspace: &str) -> Result<u64, StoreError> {
+        let deleted = self.data.forget_workspace(workspace).await?;
+        self.state.bump_settings_version(workspace).await;
+        self.entries().map.remove(workspace);
+        Ok(deleted)
+    }
+
+    /// Workspaces held in memory now.
+    pub fn len(&self) -> usize {
+        self.entries().map.len()
+    }
+
+    /// Whether no workspace is held in memory.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::install::token_key::TokenKey;
+    use crate::model::workspace::{
+        ChannelScope, ReportAudience, ReportCounts, Vote, WatchedAssistant, WrongPart,
+    };
+    use crate::state::MemoryState;
+
+    async fn store() -> SqlStore {
+        let key = TokenKey::from_hex(KEY).expect("a valid key");
+        SqlStore::connect("sqlite::memory:", key)
+            .await
+            .expect("an in-memory database")
+    }
+
+    const KEY: &str = "1f1e1d1c1b1a191817161514131211100f0e0d0c0b0a09080706050403020100";
+
+    fn settings(bot: &str) -> WorkspaceSettings {
+        WorkspaceSettings {
+            watched: vec![WatchedAssistant {
+                user_id: format!("U{bot}"),
+                bot_id: bot.to_string(),
+                name: "Helper <!here>".into(),
+            }],
+            channels: ChannelScope::Only(vec!["C1".into(), "G2".into()]),
+            support: Some(false),
+            sources_per_kind: Some(3),
+            audience: Some(ReportAudience::AskerOnly),
+        }
+    }
+
+    fn report(
+        workspace: &str,
+        ts: &str,
+        assistant: Option<&str>,
+        posted_at: i64,
+        n: u32,
+    ) -> ReportRecord {
+        ReportRecord {
+            workspace: workspace.into(),
+            channel: "C1".into(),
+            message_ts: ts.into(),
+            assistant: assistant.map(str::to_string),
+            asked_by: if assistant.is_none() {
+                Some("U9".into())
+            } else {
+                None
+            },
+            counts: ReportCounts {
+                sources: n,
+                verified: n.saturating_sub(1),
+                broken: 1,
+                claims: 2 * n,
+                uncited: 1,
+                not_supported: n / 2,
+            },
+            judge: "built-in".into(),
+            posted_at,
+        }
+    }
+
+    fn feedback(workspace: &str, ts: &str, user: &str, vote: Vote, at: i64) -> FeedbackRecord {
+        FeedbackRecord {
+            workspace: workspace.into(),
+            channel: "C1".into(),
+            message_ts: ts.into(),
+            user_id: user.into(),
+            vote,
+            wrong: None,
+            comment: None,
+            at,
+        }
+    }
+
+    /// Settings round-trip, are replaced, stay per workspace.
+    async fn check_settings(data: &dyn WorkspaceData) {
+        assert_eq!(data.settings("T1").await.expect("read"), None);
+        data.save_settings("T1", &settings("B1"), "U1", 100)
+            .await
+            .expect("save");
+        assert_eq!(
+            data.settings("T1").await.expect("read"),
+            Some(settings("B1"))
+        );
+        data.save_settings("T1", &WorkspaceSettings::default(), "U2", 200)
+            .await
+            .expect("overwrite");
+        assert_eq!(
+            data.settings("T1").await.expect("read"),
+            Some(WorkspaceSettings::default())
+        );
+        assert_eq!(data.settings("T2").await.expect("read"), None);
+    }
+
+    /// Reports and feedback: idempotent reports, changed votes, the modal, activity, export.
+    async fn check_history(data: &dyn WorkspaceData) {
+        let ws = "TH";
+        data.record_report(&report(ws, "1.1", Some("B1"), 1000, 4))
+            .await
+            .expect("report");
+        // Recorded twice (a retried post): counted once.
+        data.record_report(&report(ws, "1.1", Some("B1"), 1000, 4))
+            .await
+            .expect("report again");
+        data.record_report(&report(ws, "1.2", Some("B1"), 1100, 2))
+            .await
+            .expect("report");
+        data.record_report(&report(ws, "1.3", None, 1200, 3))
+            .await
+            .expect("report");
+        data.record_report(&report(ws, "0.9", Some("B2"), 10, 5))
+            .await
+            .expect("an old report");
+        data.record_report(&report("TOTHER", "1.1", Some("B1"), 1000, 9))
+            .await
+            .expect("another workspace");
+
+        // Pressing again changes the vote.
+        data.record_feedback(&feedback(ws, "1.1", "U1", Vote::Up, 1001))
+            .await
+            .expect("vote");
+        data.record_feedback(&feedback(ws, "1.1", "U1", Vote::Down, 1002))
+            .await
+            .expect("vote again");
+        // The modal's answer fills what was wrong and keeps the vote.
+        let mut modal = feedback(ws, "1.1", "U1", Vote::Down, 1003);
+        modal.wrong = Some(WrongPart::ClaimVerdict);
+        modal.comment = Some("the second claim is fine".into());
+        data.record_feedback(&modal).await.expect("modal");
+        // Pressing 👎 again later does not lose the modal's answer.
+        data.record_feedback(&feedback(ws, "1.1", "U1", Vote::Down, 1004))
+            .await
+            .expect("press again");
+        data.record_feedback(&feedback(ws, "1.1", "U2", Vote::Up, 1005))
+            .await
+            .expect("vote");
+        data.record_feedback(&feedback(ws, "1.3", "U3", Vote::Up, 1205))
+            .await
+            .expect("vote");
+        data.record_feedback(&feedback(ws, "0.9", "U3", Vote::Down, 20))
+            .await
+            .expect("vote on the old report");
+        data.record_feedback(&feedback("TOTHER", "1.1", "U1", Vote::Up, 1001))
+            .await
+            .expect("vote elsewhere");
+
+        let lines = data.activity(ws, 500).await.expect("activity");
+        assert_eq!(
+            lines,
+            vec![
+                ActivityLine {
+                    assistant: Some("B1".into()),
+                    reports: 2,
+                    links: 6,
+                    broken: 2,
+                    uncited: 2,
+                    not_supported: 3,
+                    claims: 12,
+                    up: 1,
+                    down: 1,
+                },
+                ActivityLine {
+                    assistant: None,
+                    reports: 1,
+                    links: 3,
+                    broken: 1,
+                    uncited: 1,
+                    not_supported: 1,
+                    claims: 6,
+                    up: 1,
+                    down: 0,
+                },
+            ]
+        );
+        let all = data.activity(ws, 0).await.expect("activity");
+        assert_eq!(all.len(), 3);
+        // Ties: assistants first, "asked by people" last.
+        assert_eq!(all[1].assistant.as_deref(), Some("B2"));
+        assert_eq!((all[1].reports, all[1].down), (1, 1));
+        assert_eq!(all[2].assistant, None);
+        assert!(data.activity(ws, 5000).await.expect("activity").is_empty());
+        assert!(data
+            .activity("TNONE", 0)
+            .await
+            .expect("activity")
+            .is_empty());
+
+        // Evidence is kept only for a recorded report.
+        let evidence = serde_json::json!({"claims": [{"text": "x", "verdict": "not_supported"}], "sources": ["https://example.com/"]});
+        assert!(data
+            .keep_evidence(ws, "C1", "1.1", &evidence)
+            .await
+            .expect("keep"));
+        assert!(!data
+            .keep_evidence(ws, "C1", "9.9", &evidence)
+            .await
+            .expect("no such report"));
+
+        let exported = data.export_feedback(1000, Some(ws)).await.expect("export");
+        assert_eq!(exported.len(), 3, "{exported:#?}");
+        let first = &exported[0];
+        assert_eq!(first["user_id"], "U1");
+        assert_eq!(first["vote"], "down");
+        assert_eq!(first["wrong"], "claim_verdict");
+        assert_eq!(first["comment"], "the second claim is fine");
+        assert_eq!(first["workspace"], ws);
+        assert_eq!(first["channel"], "C1");
+        assert_eq!(first["message_ts"], "1.1");
+        assert_eq!(first["assistant"], "B1");
+        assert_eq!(first["asked_by"], serde_json::Value::Null);
+        assert_eq!(first["judge"], "built-in");
+        assert_eq!(first["posted_at"], 1000);
+        assert_eq!(first["counts"]["sources"], 4);
+        assert_eq!(first["counts"]["not_supported"], 2);
+        assert_eq!(first["evidence"], evidence);
+        assert_eq!(exported[1]["vote"], "up");
+        assert_eq!(exported[1]["evidence"], evidence);
+        assert_eq!(exported[2]["message_ts"], "1.3");
+        assert_eq!(exported[2]["evidence"], serde_json::Value::Null);
+        assert_eq!(exported[2]["asked_by"], "U9");
+        let everywhere = data.export_feedback(0, None).await.expect("export");
+        let here =
+            |row: &&serde_json::Value| row["workspace"] == ws || row["workspace"] == "TOTHER";
+        assert_eq!(everywhere.iter().filter(here).count(), 5);
+
+        // A vote changed to 👍 drops the old 👎's reason.
+        data.record_feedback(&feedback(ws, "1.1", "U1", Vote::Up, 1010))
+            .await
+            .expect("change");
+        let exported = data.export_feedback(1010, Some(ws)).await.expect("export");
+        assert_eq!(exported.len(), 2, "{exported:#?}");
+        assert_eq!(exported[0]["user_id"], "U1");
+        assert_eq!(exported[0]["vote"], "up");
+        assert_eq!(exported[0]["wrong"], serde_json::Value::Null);
+        assert_eq!(exported[0]["comment"], serde_json::Value::Null);
+    }
+
+    /// Prune and forget delete exactly the right rows.
+    async fn check_deleting(data: &dyn WorkspaceData) {
+        for ws in ["TA", "TB"] {
+            data.save_settings(ws, &settings("B1"), "U1", 1)
+                .await
+                .expect("save");
+            data.record_report(&report(ws, "1.0", Some("B1"), 100, 1))
+                .await
+                .expect("old");
+            data.record_report(&report(ws, "2.0", Some("B1"), 300, 1))
+                .await
+                .expect("new");
+            // Feedback given late on an old report goes with it.
+            data.record_feedback(&feedback(ws, "1.0", "U1", Vote::Up, 400))
+                .await
+                .expect("vote");
+            data.record_feedback(&feedback(ws, "2.0", "U1", Vote::Down, 400))
+                .await
+                .expect("vote");
+        }
+        assert_eq!(data.prune(200).await.expect("prune"), 4);
+        for ws in ["TA", "TB"] {
+            let lines = data.activity(ws, 0).await.expect("activity");
+            assert_eq!(lines.len(), 1);
+            assert_eq!((lines[0].reports, lines[0].up, lines[0].down), (1, 0, 1));
+        }
+        assert_eq!(data.prune(200).await.expect("prune again"), 0);
+
+        assert_eq!(data.forget_workspace("TA").await.expect("forget"), 3);
+        assert_eq!(data.settings("TA").await.expect("read"), None);
+        assert!(data.activity("TA", 0).await.expect("activity").is_empty());
+        assert!(data
+            .export_feedback(0, Some("TA"))
+            .await
+            .expect("export")
+            .is_empty());
+        // The other workspace is untouched.
+        assert_eq!(
+            data.settings("TB").await.expect("read"),
+            Some(settings("B1"))
+        );
+        assert_eq!(data.activity("TB", 0).await.expect("activity").len(), 1);
+        assert_eq!(
+            data.export_feedback(0, Some("TB"))
+                .await
+                .expect("export")
+                .len(),
+            1
+        );
+        assert_eq!(data.forget_workspace("TNONE").await.expect("forget"), 0);
+    }
+
+    /// A hostile comment is stored and returned exactly.
+    async fn check_hostile(data: &dyn WorkspaceData) {
+        let ws = "TX";
+        data.record_report(&report(ws, "1.0", None, 100, 1))
+            .await
+            .expect("report");
+        let mut comment: String = "<!channel> <@U1> $1 ?1 '; DROP TABLE feedback; -- \u{0}\u{1}\u{7}\u{1b}[31m\r\n\t\u{202e}é😀 "
+            .to_string();
+        while comment.chars().count() < 10_000 {
+            comment.push_str("<!channel>\u{0}");
+        }
+        let comment: String = comment.chars().take(10_000).collect();
+        let mut hostile = feedback(ws, "1.0", "U1", Vote::Down, 100);
+        hostile.wrong = Some(WrongPart::Other);
+        hostile.comment = Some(comment.clone());
+        data.record_feedback(&hostile).await.expect("store");
+        let exported = data.export_feedback(0, Some(ws)).await.expect("export");
+        assert_eq!(exported.len(), 1);
+        assert_eq!(exported[0]["comment"].as_str(), Some(comment.as_str()));
+        assert_eq!(exported[0]["wrong"], "other");
+        // Hostile settings (names, channel ids) too.
+        let mut odd = settings("B1");
+        odd.watched[0].name = comment.clone();
+        data.save_settings(ws, &odd, "U1", 1).await.expect("save");
+        assert_eq!(data.settings(ws).await.expect("read"), Some(odd));
+    }
+
+    /// Two replicas' caches over the same database and shared state.
+    async fn check_two_replicas(data: Arc<dyn WorkspaceData>) {
+        let shared: Arc<dyn BotState> = Arc::new(MemoryState::new());
+        let one =
+            SettingsCache::with_recheck(data.clone(), shared.clone(), Duration::from_millis(100));
+        let two =
+            SettingsCache::with_recheck(data.clone(), shared.clone(), Duration::from_millis(100));
+        assert_eq!(two.get("TR").await.expect("read"), None);
+        one.save("TR", &settings("B1"), "U1", 1)
+            .await
+            .expect("save");
+        assert_eq!(one.get("TR").await.expect("read"), Some(settings("B1")));
+        let seen = async {
+            loop {
+                if two.get("TR").await.expect("read") == Some(settings("B1")) {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(5), seen)
+            .await
+            .expect("replica two sees the change within 5 s");
+        two.save("TR", &settings("B2"), "U2", 2)
+            .await
+            .expect("save");
+        let seen = async {
+            loop {
+                if one.get("TR").await.expect("read") == Some(settings("B2")) {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(5), seen)
+            .await
+            .expect("replica one sees the change back within 5 s");
+        assert_eq!(one.forget("TR").await.expect("forget"), 1);
+        let gone = async {
+            while two.get("TR").await.expect("read").is_some() {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(5), gone)
+            .await
+            .expect("replica two forgets too");
+    }
+
+    #[tokio::test]
+    async fn settings_round_trip_and_are_replaced() {
+        check_settings(&store().await).await;
+    }
+
+    #[tokio::test]
+    async fn reports_feedback_activity_and_export() {
+        check_history(&store().await).await;
+    }
+
+    #[tokio::test]
+    async fn prune_and_forget_delete_the_right_rows() {
+        check_deleting(&store().await).await;
+    }
+
+    #[tokio::test]
+    async fn hostile_text_is_kept_exactly() {
+        check_hostile(&store().await).await;
+    }
+
+    #[tokio::test]
+    async fn two_replicas_see_each_others_changes() {
+        check_two_replicas(Arc::new(store().await)).await;
+    }
+
+    #[tokio::test]
+    async fn malformed_settings_are_an_error_naming_the_workspace() {
+        let store = store().await;
+        let inserted: Result<u64, StoreError> = async {
+            Ok(exec!(
+                store.pool(),
+                "INSERT INTO workspace_settings (workspace, settings, changed_by, changed_at) VALUES ($1, $2, NULL, 1)",
+                |q| q.bind("TBAD").bind("{not json")
+            ))
+        }
+        .await;
+        inserted.expect("a malformed row");
+        let error = store.settings("TBAD").await.expect_err("malformed");
+        assert!(error.to_string().contains("TBAD"), "{error}");
+        let cache = SettingsCache::new(Arc::new(store), Arc::new(MemoryState::new()));
+        assert!(cache.get("TBAD").await.is_err());
+    }
+
+    #[test]
+    fn the_cache_is_bounded_and_evicts_the_oldest() {
+        let mut entries = Entries::default();
+        for i in 0..25 {
+            let cached = Cached {
+                settings: None,
+                version: 0,
+                checked: Instant::now(),
+            };
+            entries.put(&format!("T{i}"), cached, 10);
+        }
+        assert_eq!(entries.map.len(), 10);
+        assert!(!entries.map.contains_key("T14"));
+        assert!(entries.map.contains_key("T15") && entries.map.contains_key("T24"));
+    }
+}
