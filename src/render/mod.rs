@@ -17,6 +17,7 @@ pub mod answer;
 pub mod blocks;
 pub mod escape;
 pub mod evidence;
+pub mod feedback;
 pub(crate) mod fit;
 pub mod json;
 pub mod mrkdwn;

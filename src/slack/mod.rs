@@ -12,11 +12,14 @@
 
 pub mod api;
 mod evidence;
+pub mod home;
 pub mod http;
 pub mod inbound;
 pub mod settings;
+pub mod settings_view;
 pub mod settle;
 pub mod socket;
+pub mod sources_command;
 pub mod workspace;
 
 use crate::collect::input::FormatHint;
