@@ -1,12 +1,8 @@
-//! The per-workspace data (settings, report history, feedback) against a real
-//! PostgreSQL the test starts itself (`tests/support/postgres.rs`; skipped with a notice
-//! when its binaries are not installed): the same checks as the SQLite unit tests in
-//! `src/install/workspace_data.rs`, and two replicas' settings caches over it.
+//! The per-workspace data contract (settings, report history, feedback, two replicas'
+//! settings caches), written once and run by `tests/workspace_data.rs` on SQLite and on
+//! a PostgreSQL the test starts.
+#![allow(dead_code)]
 
-mod support;
-
-use sourcebot::install::store::SqlStore;
-use sourcebot::install::token_key::TokenKey;
 use sourcebot::install::workspace_data::{SettingsCache, WorkspaceData};
 use sourcebot::model::workspace::{
     ActivityLine, ChannelScope, FeedbackRecord, ReportAudience, ReportCounts, ReportRecord, Vote,
@@ -16,9 +12,9 @@ use sourcebot::state::{BotState, MemoryState};
 use std::sync::Arc;
 use std::time::Duration;
 
-const KEY: &str = "1f1e1d1c1b1a191817161514131211100f0e0d0c0b0a09080706050403020100";
+pub const KEY: &str = "1f1e1d1c1b1a191817161514131211100f0e0d0c0b0a09080706050403020100";
 
-fn settings(bot: &str) -> WorkspaceSettings {
+pub fn settings(bot: &str) -> WorkspaceSettings {
     WorkspaceSettings {
         watched: vec![WatchedAssistant {
             user_id: format!("U{bot}"),
@@ -32,7 +28,7 @@ fn settings(bot: &str) -> WorkspaceSettings {
     }
 }
 
-fn report(
+pub fn report(
     workspace: &str,
     ts: &str,
     assistant: Option<&str>,
@@ -62,7 +58,7 @@ fn report(
     }
 }
 
-fn feedback(workspace: &str, ts: &str, user: &str, vote: Vote, at: i64) -> FeedbackRecord {
+pub fn feedback(workspace: &str, ts: &str, user: &str, vote: Vote, at: i64) -> FeedbackRecord {
     FeedbackRecord {
         workspace: workspace.into(),
         channel: "C1".into(),
@@ -76,7 +72,7 @@ fn feedback(workspace: &str, ts: &str, user: &str, vote: Vote, at: i64) -> Feedb
 }
 
 /// Settings round-trip, are replaced, stay per workspace.
-async fn check_settings(data: &dyn WorkspaceData) {
+pub async fn check_settings(data: &dyn WorkspaceData) {
     assert_eq!(data.settings("T1").await.expect("read"), None);
     data.save_settings("T1", &settings("B1"), "U1", 100)
         .await
@@ -96,7 +92,7 @@ async fn check_settings(data: &dyn WorkspaceData) {
 }
 
 /// Reports and feedback: idempotent reports, changed votes, the modal, activity, export.
-async fn check_history(data: &dyn WorkspaceData) {
+pub async fn check_history(data: &dyn WorkspaceData) {
     let ws = "TH";
     data.record_report(&report(ws, "1.1", Some("B1"), 1000, 4))
         .await
@@ -238,7 +234,7 @@ async fn check_history(data: &dyn WorkspaceData) {
 }
 
 /// Prune and forget delete exactly the right rows.
-async fn check_deleting(data: &dyn WorkspaceData) {
+pub async fn check_deleting(data: &dyn WorkspaceData) {
     for ws in ["TA", "TB"] {
         data.save_settings(ws, &settings("B1"), "U1", 1)
             .await
@@ -290,7 +286,7 @@ async fn check_deleting(data: &dyn WorkspaceData) {
 }
 
 /// A hostile comment is stored and returned exactly.
-async fn check_hostile(data: &dyn WorkspaceData) {
+pub async fn check_hostile(data: &dyn WorkspaceData) {
     let ws = "TX";
     data.record_report(&report(ws, "1.0", None, 100, 1))
         .await
@@ -317,7 +313,7 @@ async fn check_hostile(data: &dyn WorkspaceData) {
 }
 
 /// Two replicas' caches over the same database and shared state.
-async fn check_two_replicas(data: Arc<dyn WorkspaceData>) {
+pub async fn check_two_replicas(data: Arc<dyn WorkspaceData>) {
     let shared: Arc<dyn BotState> = Arc::new(MemoryState::new());
     let one = SettingsCache::with_recheck(data.clone(), shared.clone(), Duration::from_millis(100));
     let two = SettingsCache::with_recheck(data.clone(), shared.clone(), Duration::from_millis(100));
@@ -360,32 +356,4 @@ async fn check_two_replicas(data: Arc<dyn WorkspaceData>) {
     tokio::time::timeout(Duration::from_secs(5), gone)
         .await
         .expect("replica two forgets too");
-}
-
-#[tokio::test]
-async fn postgresql_keeps_the_same_contract() {
-    let Some(server) = support::postgres::PostgresServer::start().await else {
-        eprintln!(
-            "PostgreSQL binaries (initdb, postgres) not found: skipping the PostgreSQL checks"
-        );
-        return;
-    };
-    let key = || TokenKey::from_hex(KEY).expect("a valid key");
-    let store = SqlStore::connect(&server.url(), key())
-        .await
-        .expect("connects");
-    // Deleting first: its prune would otherwise take the other checks' old reports.
-    check_deleting(&store).await;
-    check_settings(&store).await;
-    check_history(&store).await;
-    check_hostile(&store).await;
-    // Reconnecting runs the migrations again, harmlessly, and finds the same rows.
-    let again = SqlStore::connect(&server.url(), key())
-        .await
-        .expect("reconnects");
-    assert_eq!(
-        again.settings("TB").await.expect("read"),
-        Some(settings("B1"))
-    );
-    check_two_replicas(Arc::new(again)).await;
 }
