@@ -253,8 +253,13 @@ pub fn push_button(blocks: &mut Vec<Value>, button: Value) -> bool {
 }
 
 /// `{"type":"section","text":{"type":"mrkdwn","text":…}}`.
-fn section(text: &str) -> Value {
+pub fn section(text: &str) -> Value {
     json!({"type": "section", "text": {"type": "mrkdwn", "text": text}})
+}
+
+/// A plain-text object (`{"type":"plain_text","text":…}`), for titles, labels and options.
+pub fn plain_text(text: &str) -> Value {
+    json!({"type": "plain_text", "text": text})
 }
 
 /// `{"type":"context","elements":[{"type":"mrkdwn","text":…}, …]}`.

@@ -10,7 +10,7 @@
 
 use serde_json::{json, Value};
 
-use super::blocks::{button, MAX_BUTTON_VALUE};
+use super::blocks::{button, plain_text, MAX_BUTTON_VALUE};
 use crate::model::workspace::{Vote, WrongPart};
 
 /// The `action_id` of the `feedback_buttons` element (and the `block_id` of its block).
@@ -170,27 +170,22 @@ const WRONG_PARTS: [(&str, &str, WrongPart); 4] = [
     ("other", "Something else", WrongPart::Other),
 ];
 
-/// A plain-text object.
-fn plain(text: &str) -> Value {
-    json!({"type": "plain_text", "text": text})
-}
-
 /// The 👎 follow-up modal for `views.open`: what was wrong (radio buttons, optional)
 /// and a few words (multiline, optional, at most [`MAX_COMMENT_CHARS`]). The report key
 /// travels in `private_metadata`.
 pub fn wrong_part_modal(report_key: &str) -> Value {
     let options: Vec<Value> = WRONG_PARTS
         .iter()
-        .map(|(value, label, _)| json!({"text": plain(label), "value": value}))
+        .map(|(value, label, _)| json!({"text": plain_text(label), "value": value}))
         .collect();
     let metadata: String = report_key.chars().take(MAX_PRIVATE_METADATA).collect();
     json!({
         "type": "modal",
         "callback_id": WRONG_PART_CALLBACK_ID,
         "private_metadata": metadata,
-        "title": plain("What was wrong?"),
-        "submit": plain("Send"),
-        "close": plain("Skip"),
+        "title": plain_text("What was wrong?"),
+        "submit": plain_text("Send"),
+        "close": plain_text("Skip"),
         "blocks": [
             {
                 "type": "section",
@@ -200,7 +195,7 @@ pub fn wrong_part_modal(report_key: &str) -> Value {
                 "type": "input",
                 "block_id": WRONG_PART_BLOCK,
                 "optional": true,
-                "label": plain("Which part was wrong?"),
+                "label": plain_text("Which part was wrong?"),
                 "element": {
                     "type": "radio_buttons",
                     "action_id": WRONG_PART_BLOCK,
@@ -211,13 +206,13 @@ pub fn wrong_part_modal(report_key: &str) -> Value {
                 "type": "input",
                 "block_id": COMMENT_BLOCK,
                 "optional": true,
-                "label": plain("Anything to add?"),
+                "label": plain_text("Anything to add?"),
                 "element": {
                     "type": "plain_text_input",
                     "action_id": COMMENT_BLOCK,
                     "multiline": true,
                     "max_length": MAX_COMMENT_CHARS,
-                    "placeholder": plain("Which link or claim, and what it should have said"),
+                    "placeholder": plain_text("Which link or claim, and what it should have said"),
                 },
             },
         ],

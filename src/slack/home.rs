@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 
 use super::settings_view::{edit_button, inert_name, settings_lines};
 use crate::model::workspace::{ActivityLine, WorkspaceSettings};
+use crate::render::blocks::section;
 use crate::render::escape::clean_text;
 use crate::render::plural;
 
@@ -78,11 +79,6 @@ fn line_text(label: &str, line: &ActivityLine) -> String {
         line.up,
         line.down,
     )
-}
-
-/// A section block with mrkdwn text.
-fn section(text: &str) -> Value {
-    json!({"type": "section", "text": {"type": "mrkdwn", "text": text}})
 }
 
 /// The blocks for one period, at most `budget` of them (at least 4 are needed).

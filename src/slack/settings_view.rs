@@ -11,6 +11,7 @@
 use serde_json::{json, Value};
 
 use crate::model::workspace::{ChannelScope, ReportAudience, WorkspaceSettings};
+use crate::render::blocks::plain_text;
 use crate::render::escape::{clean_text, escape_within};
 
 /// The `action_id` of the **Edit** button (in `/sources settings` and the App Home).
@@ -210,14 +211,9 @@ pub fn settings_summary(
     json!({"text": "sourcebot settings for this workspace", "blocks": blocks})
 }
 
-/// A plain-text object.
-fn plain(text: &str) -> Value {
-    json!({"type": "plain_text", "text": text})
-}
-
 /// A radio option.
 fn option(value: &str, label: &str) -> Value {
-    json!({"text": plain(label), "value": value})
+    json!({"text": plain_text(label), "value": value})
 }
 
 /// An input block of radio buttons with `initial` chosen.
@@ -226,7 +222,7 @@ fn radio(block: &str, label: &str, options: Vec<Value>, initial: usize) -> Value
     json!({
         "type": "input",
         "block_id": block,
-        "label": plain(label),
+        "label": plain_text(label),
         "element": {
             "type": "radio_buttons",
             "action_id": block,
@@ -248,7 +244,7 @@ pub fn settings_modal(settings: &WorkspaceSettings) -> Value {
     let mut list = json!({
         "type": "multi_conversations_select",
         "action_id": CHANNELS_LIST_BLOCK,
-        "placeholder": plain("Choose channels"),
+        "placeholder": plain_text("Choose channels"),
         "filter": {"include": ["public", "private"], "exclude_bot_users": true},
     });
     if !ids.is_empty() {
@@ -278,9 +274,9 @@ pub fn settings_modal(settings: &WorkspaceSettings) -> Value {
     json!({
         "type": "modal",
         "callback_id": SETTINGS_CALLBACK_ID,
-        "title": plain("sourcebot settings"),
-        "submit": plain("Save"),
-        "close": plain("Cancel"),
+        "title": plain_text("sourcebot settings"),
+        "submit": plain_text("Save"),
+        "close": plain_text("Cancel"),
         "blocks": [
             {
                 "type": "context",
@@ -294,7 +290,7 @@ pub fn settings_modal(settings: &WorkspaceSettings) -> Value {
                 "type": "input",
                 "block_id": CHANNELS_LIST_BLOCK,
                 "optional": true,
-                "label": plain("The channels (when only these)"),
+                "label": plain_text("The channels (when only these)"),
                 "element": list,
             },
             radio(SUPPORT_BLOCK, "Check claims against the pages they cite", vec![
@@ -306,8 +302,8 @@ pub fn settings_modal(settings: &WorkspaceSettings) -> Value {
                 "type": "input",
                 "block_id": SOURCES_PER_KIND_BLOCK,
                 "optional": true,
-                "label": plain("Sources listed per kind"),
-                "hint": plain(&format!("A whole number from {min} to {max}; leave empty for the server default.")),
+                "label": plain_text("Sources listed per kind"),
+                "hint": plain_text(&format!("A whole number from {min} to {max}; leave empty for the server default.")),
                 "element": number,
             },
             radio(AUDIENCE_BLOCK, "Reports in channels", vec![

@@ -5,6 +5,7 @@
 //! nothing, and is checked as before. A malformed `watch` is a [`CommandError`] with a
 //! sentence for the person who typed it. Pure: no network, no state.
 
+use crate::mrkdwn::{angle, Angle};
 use crate::render::escape::escape_within;
 
 /// The help text `/sources help` answers with (mrkdwn).
@@ -81,7 +82,7 @@ fn mention(rest: &str, verb: &str) -> Result<Mention, CommandError> {
         return Err(form(format!("`{verb}` needs the assistant to {verb}.")));
     }
     let quoted = escape_within(rest, QUOTED_MAX);
-    let Some(inner) = rest.strip_prefix("<@") else {
+    let Some(inner) = rest.strip_prefix('<').filter(|i| i.starts_with('@')) else {
         return Err(form(format!(
             "“{quoted}” is not a mention of a user, so I cannot tell which assistant to {verb}."
         )));
@@ -92,10 +93,8 @@ fn mention(rest: &str, verb: &str) -> Result<Mention, CommandError> {
     if !inner[end + 1..].trim().is_empty() {
         return Err(form(format!("I can {verb} one assistant at a time.")));
     }
-    let body = &inner[..end];
-    let (id, name) = match body.split_once('|') {
-        Some((id, name)) => (id, Some(name)),
-        None => (body, None),
+    let Angle::User { id, label: name } = angle(&inner[..end]) else {
+        return Err(form(format!("“{quoted}” is not a mention of a user.")));
     };
     if !is_user_id(id) {
         return Err(form(format!("“{quoted}” is not a mention of a user.")));
