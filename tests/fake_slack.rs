@@ -1,17 +1,21 @@
 //! The fake Slack itself (tests/support/slack.rs): raw messages come back whole through
 //! `conversations.history` and `conversations.replies`, the bot's messages can be
 //! posted, updated, linked to and deleted with the fields and errors Slack documents,
-//! and the event builders give the shapes of Slack's Events API.
+//! the event builders give the shapes of Slack's Events API, `users.info` answers with
+//! users shaped as Slack's reference shows them, `views.publish` and `views.open` keep
+//! to a view's limits, and a block type can be refused as an older workspace does.
 
 mod support;
 
 use serde_json::{json, Value};
+use std::collections::BTreeSet;
 use support::serve::loopback_client;
 use support::slack::{
-    bot_message, bot_profile, event_callback, events_api_envelope, message_changed_event,
-    message_deleted_event, message_event, message_shortcut_payload, message_shortcut_payload_raw,
-    permalink, tombstone_event, tombstone_message, FakeSlack, Message, APP_ID, BOT_ID, BOT_NAME,
-    BOT_USER_ID, TEAM_ID,
+    admin_user, bot_message, bot_profile, bot_user, event_callback, events_api_envelope,
+    member_user, message_changed_event, message_deleted_event, message_event,
+    message_shortcut_payload, message_shortcut_payload_raw, owner_user, permalink,
+    primary_owner_user, tombstone_event, tombstone_message, trigger_id, Failure, FakeSlack,
+    Message, APP_ID, BOT_ID, BOT_NAME, BOT_USER_ID, TEAM_ID,
 };
 
 const CHANNEL: &str = "C0GENERAL";
@@ -40,6 +44,22 @@ impl Client {
             .bearer_auth(TOKEN)
             .header("content-type", "application/json; charset=utf-8")
             .body(params.to_string())
+            .send()
+            .await
+            .expect("request");
+        decode(response).await
+    }
+
+    /// POSTs `fields` form-encoded to `method`, as Slack's SDKs send most methods; the
+    /// decoded answer.
+    async fn form(&self, method: &str, fields: &[(&str, &str)]) -> Value {
+        let body = serde_urlencoded::to_string(fields).expect("form");
+        let response = self
+            .http
+            .post(format!("{}/{method}", self.api))
+            .bearer_auth(TOKEN)
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(body)
             .send()
             .await
             .expect("request");
@@ -528,4 +548,562 @@ fn event_builders_have_slacks_shapes() {
         permalink(CHANNEL, "1700000100.000100", Some("1700000100.000100")),
         format!("https://fakeslack.slack.com/archives/{CHANNEL}/p1700000100000100")
     );
+}
+
+/// A fixture under tests/data/slack.
+fn fixture(path: &str) -> Value {
+    let path = format!("{}/tests/data/slack/{path}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The keys of a JSON object.
+fn keys(value: &Value) -> BTreeSet<String> {
+    value
+        .as_object()
+        .unwrap_or_else(|| panic!("not an object: {value}"))
+        .keys()
+        .cloned()
+        .collect()
+}
+
+/// The JSON type of `value`, to compare shapes.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Asserts that every key `actual` shares with `reference` holds a value of the same
+/// JSON type.
+fn assert_same_kinds(actual: &Value, reference: &Value, what: &str) {
+    for key in keys(actual).intersection(&keys(reference)) {
+        assert_eq!(
+            kind(&actual[key]),
+            kind(&reference[key]),
+            "{what}: {key} is {} in the builder's user, {} in Slack's example",
+            actual[key],
+            reference[key]
+        );
+    }
+}
+
+#[test]
+fn user_builders_have_the_keys_of_slacks_example() {
+    // The example response of https://docs.slack.dev/reference/methods/users.info.
+    let example = fixture("users_info.json");
+    assert_eq!(example["ok"], json!(true));
+    let reference = &example["user"];
+    let people = [
+        member_user("U0MEMBER", "Ada Lovelace"),
+        admin_user("U0ADMIN", "Grace Hopper"),
+        owner_user("U0OWNER", "Alan Turing"),
+        primary_owner_user("U0PRIMARY", "Edsger Dijkstra"),
+    ];
+    for user in &people {
+        assert_eq!(keys(user), keys(reference), "{user}");
+        assert_eq!(
+            keys(&user["profile"]),
+            keys(&reference["profile"]),
+            "{user}"
+        );
+        assert_same_kinds(user, reference, "user");
+        assert_same_kinds(&user["profile"], &reference["profile"], "profile");
+    }
+
+    // A bot user: Slack gives no `has_2fa` and no email for bots, and adds the bot id,
+    // its app and `always_active` to the profile.
+    let bot = bot_user("U0AIBOT", "BAI", "Answer Bot");
+    let mut want = keys(reference);
+    want.remove("has_2fa");
+    assert_eq!(keys(&bot), want, "{bot}");
+    let mut want = keys(&reference["profile"]);
+    want.remove("email");
+    want.extend(["bot_id", "api_app_id", "always_active"].map(String::from));
+    assert_eq!(keys(&bot["profile"]), want, "{bot}");
+    assert_same_kinds(&bot, reference, "bot user");
+    assert_same_kinds(&bot["profile"], &reference["profile"], "bot profile");
+}
+
+#[tokio::test]
+async fn users_info_answers_with_the_users_a_test_adds() {
+    let slack = FakeSlack::start().await;
+    let client = Client::new(&slack);
+    let people = [
+        member_user("U0MEMBER", "Ada Lovelace"),
+        admin_user("U0ADMIN", "Grace Hopper"),
+        owner_user("U0OWNER", "Alan Turing"),
+        primary_owner_user("U0PRIMARY", "Edsger Dijkstra"),
+        bot_user("U0AIBOT", "BAI", "Answer Bot"),
+    ];
+    for user in &people {
+        slack.add_user(user.clone());
+    }
+    // (is_admin, is_owner, is_primary_owner, is_bot) of each.
+    let flags = [
+        (false, false, false, false),
+        (true, false, false, false),
+        (true, true, false, false),
+        (true, true, true, false),
+        (false, false, false, true),
+    ];
+    for (user, (admin, owner, primary, bot)) in people.iter().zip(flags) {
+        let id = user["id"].as_str().expect("id");
+        let answer = client.get("users.info", &[("user", id)]).await;
+        assert_eq!(answer["ok"], json!(true), "{answer}");
+        let got = &answer["user"];
+        // As added, but without the email: that needs users:read.email, which
+        // sourcebot does not ask for.
+        let mut expected = user.clone();
+        expected["profile"]
+            .as_object_mut()
+            .expect("profile")
+            .remove("email");
+        assert_eq!(got, &expected);
+        assert_fields(
+            got,
+            &json!({"id": id, "team_id": TEAM_ID, "deleted": false, "is_admin": admin,
+                    "is_owner": owner, "is_primary_owner": primary, "is_bot": bot,
+                    "is_restricted": false, "is_ultra_restricted": false,
+                    "is_app_user": false}),
+        );
+    }
+    assert_fields(
+        &people[0],
+        &json!({"name": "ada.lovelace", "real_name": "Ada Lovelace"}),
+    );
+    assert_fields(
+        &people[0]["profile"],
+        &json!({"real_name": "Ada Lovelace", "display_name": "ada.lovelace",
+                "email": "ada.lovelace@fakeslack.example", "team": TEAM_ID}),
+    );
+
+    // Form-encoded as SDKs send it; a bot user names its bot id and app.
+    let bot = client.form("users.info", &[("user", "U0AIBOT")]).await;
+    assert_fields(
+        &bot["user"]["profile"],
+        &json!({"bot_id": "BAI", "api_app_id": "AAI", "real_name": "Answer Bot",
+                "display_name": ""}),
+    );
+    // The bot's own user is known from the start.
+    let own = client.get("users.info", &[("user", BOT_USER_ID)]).await;
+    assert_fields(
+        &own["user"],
+        &json!({"id": BOT_USER_ID, "is_bot": true, "real_name": BOT_NAME}),
+    );
+    assert_fields(
+        &own["user"]["profile"],
+        &json!({"bot_id": BOT_ID, "api_app_id": APP_ID}),
+    );
+
+    // `include_locale` adds the locale; it is absent otherwise.
+    let localized = client
+        .get(
+            "users.info",
+            &[("user", "U0MEMBER"), ("include_locale", "true")],
+        )
+        .await;
+    assert_eq!(localized["user"]["locale"], json!("en-US"));
+    let plain = client.get("users.info", &[("user", "U0MEMBER")]).await;
+    assert!(plain["user"].get("locale").is_none(), "{plain}");
+
+    // Unknown or missing user.
+    assert_eq!(
+        client.get("users.info", &[("user", "U0NOBODY")]).await,
+        json!({"ok": false, "error": "user_not_found"})
+    );
+    assert_error(&client.get("users.info", &[]).await, "user_not_found");
+
+    // Adding a user again replaces it; failures can be queued as for any method.
+    slack.add_user(admin_user("U0MEMBER", "Ada Lovelace"));
+    let promoted = client.get("users.info", &[("user", "U0MEMBER")]).await;
+    assert_eq!(promoted["user"]["is_admin"], json!(true));
+    slack.fail_next(
+        "users.info",
+        Failure::SlackError("user_not_visible".into()),
+        1,
+    );
+    assert_error(
+        &client.get("users.info", &[("user", "U0MEMBER")]).await,
+        "user_not_visible",
+    );
+    assert_eq!(slack.calls_to("users.info").len(), 13);
+}
+
+/// A section block with `text`.
+fn section(text: &str) -> Value {
+    json!({"type": "section", "text": {"type": "mrkdwn", "text": text}})
+}
+
+#[tokio::test]
+async fn views_publish_keeps_each_users_home_tab() {
+    let slack = FakeSlack::start().await;
+    let client = Client::new(&slack);
+    let home = json!({"type": "home", "callback_id": "sourcebot_home", "blocks": [
+        {"type": "header", "text": {"type": "plain_text", "text": "sourcebot"}},
+        {"type": "section", "block_id": "what",
+         "text": {"type": "mrkdwn", "text": "Checks the sources of AI answers."}},
+        {"type": "divider"}
+    ]});
+
+    // JSON, the view as an object: answered with the view as Slack stores it.
+    let first = client
+        .post("views.publish", json!({"user_id": "U1", "view": home}))
+        .await;
+    assert_eq!(first["ok"], json!(true), "{first}");
+    let view = &first["view"];
+    assert_fields(
+        view,
+        &json!({"team_id": TEAM_ID, "type": "home", "close": null, "submit": null,
+                "callback_id": "sourcebot_home", "private_metadata": "", "external_id": "",
+                "state": {"values": {}}, "clear_on_close": false, "notify_on_close": false,
+                "previous_view_id": null, "app_id": APP_ID, "bot_id": BOT_ID}),
+    );
+    let id = view["id"].as_str().expect("view id").to_string();
+    assert!(id.starts_with('V'), "{id}");
+    assert_eq!(view["root_view_id"], json!(id));
+    let hash = view["hash"].as_str().expect("hash").to_string();
+    let blocks = view["blocks"].as_array().expect("blocks");
+    assert_eq!(blocks.len(), 3);
+    assert_eq!(blocks[1], home["blocks"][1], "a block_id given is kept");
+    assert!(
+        blocks[0]["block_id"].is_string(),
+        "Slack fills in block ids"
+    );
+
+    // Form-encoded, the view as a JSON string, with the current hash: the same view,
+    // a new hash.
+    let mut updated = home.clone();
+    updated["blocks"] = json!([section("Updated")]);
+    let second = client
+        .form(
+            "views.publish",
+            &[
+                ("user_id", "U1"),
+                ("view", &updated.to_string()),
+                ("hash", &hash),
+            ],
+        )
+        .await;
+    assert_eq!(second["ok"], json!(true), "{second}");
+    assert_eq!(second["view"]["id"], json!(id));
+    assert_ne!(second["view"]["hash"], json!(hash));
+    // The old hash is stale now.
+    assert_error(
+        &client
+            .post(
+                "views.publish",
+                json!({"user_id": "U1", "view": home, "hash": hash}),
+            )
+            .await,
+        "hash_conflict",
+    );
+    // Another user's Home tab is a view of its own.
+    let other = client
+        .post("views.publish", json!({"user_id": "U2", "view": home}))
+        .await;
+    assert_eq!(other["ok"], json!(true), "{other}");
+    assert_ne!(other["view"]["id"], json!(id));
+
+    // A view that is not a Home tab, and one of more than 100 blocks.
+    let mut modal = home.clone();
+    modal["type"] = json!("modal");
+    let refused = client
+        .post("views.publish", json!({"user_id": "U1", "view": modal}))
+        .await;
+    assert_error(&refused, "invalid_arguments");
+    let many: Vec<Value> = (0..101).map(|i| section(&format!("line {i}"))).collect();
+    let mut big = home.clone();
+    big["blocks"] = json!(many);
+    let refused = client
+        .post("views.publish", json!({"user_id": "U1", "view": big}))
+        .await;
+    assert_error(&refused, "invalid_blocks");
+    assert_eq!(
+        refused["errors"],
+        json!(["no more than 100 items allowed [json-pointer:/view/blocks]"])
+    );
+    let mut full = home.clone();
+    full["blocks"] = json!(many[..100]);
+    let accepted = client
+        .post("views.publish", json!({"user_id": "U1", "view": full}))
+        .await;
+    assert_eq!(accepted["ok"], json!(true), "100 blocks fit: {accepted}");
+
+    // A block Slack would not take, and missing arguments.
+    let mut empty = home.clone();
+    empty["blocks"] = json!([section("")]);
+    let refused = client
+        .post("views.publish", json!({"user_id": "U1", "view": empty}))
+        .await;
+    assert_error(&refused, "invalid_arguments");
+    assert!(
+        refused["response_metadata"]["messages"][0]
+            .as_str()
+            .is_some_and(|m| m.contains("[json-pointer:/view/blocks/0/text/text]")),
+        "{refused}"
+    );
+    assert_error(
+        &client.post("views.publish", json!({"view": home})).await,
+        "invalid_arguments",
+    );
+    assert_error(
+        &client.post("views.publish", json!({"user_id": "U1"})).await,
+        "invalid_arguments",
+    );
+    assert_error(
+        &client
+            .post(
+                "views.publish",
+                json!({"user_id": "U1", "view": {"type": "home"}}),
+            )
+            .await,
+        "invalid_arguments",
+    );
+
+    // What was accepted, as sent and in order; every call is recorded.
+    assert_eq!(
+        slack.published_views(),
+        vec![
+            ("U1".to_string(), home.clone()),
+            ("U1".to_string(), updated),
+            ("U2".to_string(), home),
+            ("U1".to_string(), full),
+        ]
+    );
+    assert_eq!(slack.calls_to("views.publish").len(), 11);
+}
+
+#[tokio::test]
+async fn views_open_refuses_more_than_100_blocks() {
+    let slack = FakeSlack::start().await;
+    let client = Client::new(&slack);
+    let modal = |n: usize| {
+        json!({
+            "type": "modal",
+            "title": {"type": "plain_text", "text": "Evidence"},
+            "close": {"type": "plain_text", "text": "Close"},
+            "blocks": (0..n).map(|i| section(&format!("claim {i}"))).collect::<Vec<_>>()
+        })
+    };
+    let opened = client
+        .post(
+            "views.open",
+            json!({"trigger_id": trigger_id(), "view": modal(100)}),
+        )
+        .await;
+    assert_eq!(opened["ok"], json!(true), "{opened}");
+    assert!(opened["view"]["id"].is_string(), "{opened}");
+
+    let refused = client
+        .post(
+            "views.open",
+            json!({"trigger_id": trigger_id(), "view": modal(101)}),
+        )
+        .await;
+    assert_error(&refused, "invalid_blocks");
+    assert_eq!(
+        refused["errors"],
+        json!(["no more than 100 items allowed [json-pointer:/view/blocks]"])
+    );
+    let refused = client
+        .form(
+            "views.open",
+            &[
+                ("trigger_id", &trigger_id()),
+                ("view", &modal(101).to_string()),
+            ],
+        )
+        .await;
+    assert_error(&refused, "invalid_blocks");
+
+    // Everything else is answered as before.
+    let mut home = modal(1);
+    home["type"] = json!("home");
+    assert_error(
+        &client
+            .post(
+                "views.open",
+                json!({"trigger_id": trigger_id(), "view": home}),
+            )
+            .await,
+        "invalid_arguments",
+    );
+    assert_error(
+        &client
+            .post(
+                "views.open",
+                json!({"trigger_id": trigger_id(), "view": modal(0)}),
+            )
+            .await,
+        "invalid_arguments",
+    );
+}
+
+#[tokio::test]
+async fn a_refused_block_type_fails_every_message_method() {
+    let slack = FakeSlack::start().await;
+    let client = Client::new(&slack);
+    // Slack's own example of the AI-answer footer, fourth.
+    let footer = fixture("blocks/context_actions_feedback_buttons.json");
+    let blocks = json!([
+        section("*Sources*"),
+        section("1 link checked"),
+        {"type": "divider"},
+        footer
+    ]);
+    let plain = json!(blocks.as_array().expect("blocks")[..3]);
+
+    // Slack takes the block by default.
+    let posted = client
+        .post(
+            "chat.postMessage",
+            json!({"channel": CHANNEL, "text": "Sources", "blocks": blocks}),
+        )
+        .await;
+    assert_eq!(posted["ok"], json!(true), "{posted}");
+    let ts = posted["ts"].as_str().expect("ts").to_string();
+
+    slack.refuse_block_type("context_actions");
+    let detail = "unsupported type `context_actions` [json-pointer:/blocks/3/type]";
+    let attempts = [
+        (
+            "chat.postMessage",
+            json!({"channel": CHANNEL, "text": "Sources", "blocks": blocks}),
+        ),
+        (
+            "chat.update",
+            json!({"channel": CHANNEL, "ts": ts, "text": "Sources", "blocks": blocks}),
+        ),
+        (
+            "chat.postEphemeral",
+            json!({"channel": CHANNEL, "user": "U1", "text": "Sources", "blocks": blocks}),
+        ),
+        // Some clients send the blocks as a JSON string inside JSON.
+        (
+            "chat.postMessage",
+            json!({"channel": CHANNEL, "text": "Sources", "blocks": blocks.to_string()}),
+        ),
+    ];
+    for (method, params) in attempts {
+        let answer = client.post(method, params).await;
+        assert_error(&answer, "invalid_blocks");
+        assert_eq!(answer["errors"], json!([detail]), "{method}: {answer}");
+    }
+    // Form-encoded, the blocks as a JSON string.
+    let answer = client
+        .form(
+            "chat.postMessage",
+            &[
+                ("channel", CHANNEL),
+                ("text", "Sources"),
+                ("blocks", &blocks.to_string()),
+            ],
+        )
+        .await;
+    assert_error(&answer, "invalid_blocks");
+    assert_eq!(answer["errors"], json!([detail]), "{answer}");
+    // The refused update changed nothing.
+    let history = messages(
+        &client
+            .get("conversations.history", &[("channel", CHANNEL)])
+            .await,
+    );
+    assert_eq!(history.len(), 1, "{history:?}");
+    assert_eq!(history[0]["blocks"], blocks);
+
+    // Without that block everything goes through.
+    for (method, params) in [
+        (
+            "chat.postMessage",
+            json!({"channel": CHANNEL, "text": "Sources", "blocks": plain}),
+        ),
+        (
+            "chat.update",
+            json!({"channel": CHANNEL, "ts": ts, "text": "Sources", "blocks": plain}),
+        ),
+        (
+            "chat.postEphemeral",
+            json!({"channel": CHANNEL, "user": "U1", "text": "Sources", "blocks": plain}),
+        ),
+    ] {
+        let answer = client.post(method, params).await;
+        assert_eq!(answer["ok"], json!(true), "{method}: {answer}");
+    }
+    assert_eq!(slack.calls_to("chat.postMessage").len(), 5);
+    assert_eq!(slack.calls_to("chat.update").len(), 2);
+    assert_eq!(slack.calls_to("chat.postEphemeral").len(), 2);
+}
+
+#[tokio::test]
+async fn context_actions_blocks_are_held_to_their_limits() {
+    let slack = FakeSlack::start().await;
+    let client = Client::new(&slack);
+    let footer = fixture("blocks/context_actions_feedback_buttons.json");
+    let icon = json!({"type": "icon_button", "icon": "trash",
+                      "text": {"type": "plain_text", "text": "Delete"},
+                      "action_id": "delete_button_1", "value": "delete_item"});
+    let post = |elements: Value| {
+        let client = &client;
+        async move {
+            let blocks = json!([{"type": "context_actions", "elements": elements}]);
+            client
+                .post(
+                    "chat.postMessage",
+                    json!({"channel": CHANNEL, "text": "Sources", "blocks": blocks}),
+                )
+                .await
+        }
+    };
+    let buttons = footer["elements"][0].clone();
+
+    let fine = post(json!([buttons, icon])).await;
+    assert_eq!(fine["ok"], json!(true), "{fine}");
+
+    let six = json!([icon, icon, icon, icon, icon, icon]);
+    let mut no_negative = buttons.clone();
+    no_negative
+        .as_object_mut()
+        .expect("element")
+        .remove("negative_button");
+    let mut long_value = buttons.clone();
+    long_value["positive_button"]["value"] = json!("v".repeat(2001));
+    let mut markdown_text = buttons.clone();
+    markdown_text["negative_button"]["text"]["type"] = json!("mrkdwn");
+    let cases = [
+        (
+            json!([]),
+            "must provide 1-5 items [json-pointer:/blocks/0/elements]",
+        ),
+        (
+            six,
+            "must provide 1-5 items [json-pointer:/blocks/0/elements]",
+        ),
+        (
+            json!([{"type": "button", "text": {"type": "plain_text", "text": "Go"}}]),
+            "must be feedback_buttons or icon_button [json-pointer:/blocks/0/elements/0/type]",
+        ),
+        (
+            json!([no_negative]),
+            "missing required field: negative_button [json-pointer:/blocks/0/elements/0]",
+        ),
+        (
+            json!([long_value]),
+            "must be 1-2000 characters [json-pointer:/blocks/0/elements/0/positive_button/value]",
+        ),
+        (
+            json!([icon, markdown_text]),
+            "must be plain_text [json-pointer:/blocks/0/elements/1/negative_button/text/type]",
+        ),
+    ];
+    for (elements, detail) in cases {
+        let answer = post(elements.clone()).await;
+        assert_error(&answer, "invalid_blocks");
+        assert_eq!(answer["errors"], json!([detail]), "{elements}: {answer}");
+    }
 }

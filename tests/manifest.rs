@@ -1,8 +1,8 @@
 //! The Slack app manifests (`manifest.yml` for HTTP mode, `manifest.socket.yml`
 //! for Socket Mode) are valid by Slack's own app-manifest JSON schema and ask
-//! for exactly what the bot uses: the bot scopes the install flow asks for, the seven bot events,
-//! `/sources`, the "Check sources" message shortcut and interactivity, with
-//! request URLs on the bot's routes in HTTP mode and none in Socket Mode. The
+//! for exactly what the bot uses: the bot scopes the install flow asks for, the eight bot events,
+//! `/sources`, the "Check sources" message shortcut, interactivity and the App Home's
+//! Home tab, with request URLs on the bot's routes in HTTP mode and none in Socket Mode. The
 //! schema is vendored in `tests/data/` (see `tests/data/README.md`), so the
 //! test needs no network; a negative check proves the validator really
 //! rejects a broken manifest, so the positive checks cannot pass vacuously.
@@ -19,7 +19,8 @@ const SCHEMA_BYTES: usize = 35_681;
 
 /// The scopes the install flow asks for are the manifests' scopes.
 use sourcebot::install::oauth::BOT_SCOPES;
-const BOT_EVENTS: [&str; 7] = [
+const BOT_EVENTS: [&str; 8] = [
+    "app_home_opened",
     "app_mention",
     "app_uninstalled",
     "message.channels",
@@ -29,6 +30,9 @@ const BOT_EVENTS: [&str; 7] = [
     "tokens_revoked",
 ];
 const HOST: &str = "https://sourcebot.example.com";
+/// The `/sources` usage hint: its subcommands, then what it checks.
+const USAGE_HINT: &str =
+    "[watch @assistant | unwatch @assistant | settings | help | answer text or message link]";
 
 fn repo_file(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rel)
@@ -159,7 +163,7 @@ fn both_manifests_ask_for_what_the_bot_uses() {
         assert_eq!(commands.len(), 1, "{file}: one slash command");
         let cmd = &commands[0];
         assert_eq!(cmd["command"], "/sources", "{file}");
-        assert_eq!(cmd["usage_hint"], "<answer text or message link>", "{file}");
+        assert_eq!(cmd["usage_hint"], USAGE_HINT, "{file}");
         assert_eq!(cmd["should_escape"], false, "{file}");
         assert!(
             cmd["description"].as_str().is_some_and(|d| !d.is_empty()),
@@ -173,6 +177,30 @@ fn both_manifests_ask_for_what_the_bot_uses() {
         assert_eq!(shortcuts[0]["callback_id"], "check_sources", "{file}");
 
         assert_eq!(m["settings"]["interactivity"]["is_enabled"], true, "{file}");
+    }
+}
+
+#[test]
+fn both_manifests_enable_the_home_tab() {
+    for file in FILES {
+        let m = manifest(file);
+        let home = &m["features"]["app_home"];
+        assert_eq!(home["home_tab_enabled"], true, "{file}: home_tab_enabled");
+        // Direct messages with the bot stay as they were.
+        assert_eq!(
+            home["messages_tab_enabled"], true,
+            "{file}: messages_tab_enabled"
+        );
+        assert_eq!(
+            home["messages_tab_read_only_enabled"], false,
+            "{file}: messages_tab_read_only_enabled"
+        );
+        // The Home tab is published when it is opened, and users.info (users:read)
+        // tells admins from members on it.
+        let events = strings(&m, "/settings/event_subscriptions/bot_events");
+        assert!(events.iter().any(|e| e == "app_home_opened"), "{file}");
+        let scopes = strings(&m, "/oauth_config/scopes/bot");
+        assert!(scopes.iter().any(|s| s == "users:read"), "{file}");
     }
 }
 
@@ -252,6 +280,9 @@ fn broken(base: &Value) -> Vec<(&'static str, Value)> {
     });
     edit("display name too long", &|v| {
         v["display_information"]["name"] = json!("x".repeat(36))
+    });
+    edit("home tab switch as a string", &|v| {
+        v["features"]["app_home"]["home_tab_enabled"] = json!("true")
     });
     edit("bot events as a string", &|v| {
         v["settings"]["event_subscriptions"]["bot_events"] = json!("app_mention")

@@ -2,14 +2,16 @@
 //! (`auth.test`, `chat.postMessage`, `chat.postEphemeral`, `chat.update`, `chat.delete`,
 //! `chat.getPermalink`, `conversations.history`, `conversations.replies`,
 //! `apps.connections.open`, and `views.open`, which refuses a `trigger_id` more than 3 s
-//! old and a view outside a modal's limits), the `response_url` hooks of slash commands and
-//! interactions, and the Socket Mode WebSocket. It is an axum server on `127.0.0.1:0`
-//! that answers in the shapes Slack documents, so slack-morphism's client parses them,
-//! records every call (query string, form and JSON body merged into one object), keeps
-//! per-channel message history, lets a test make the next calls to a method fail (rate
-//! limit, HTTP 500, a Slack error code, or a hang), and lets a test push Socket Mode
-//! envelopes and read the acks. Dropping the [`FakeSlack`] stops it: the listener closes
-//! and every open connection, hung request and WebSocket is cut.
+//! old and a view outside a modal's limits), `users.info` and `views.publish` (in
+//! `slack_people.rs`, with the user builders and [`FakeSlack::refuse_block_type`]), the
+//! `response_url` hooks of slash commands and interactions, and the Socket Mode
+//! WebSocket. It is an axum server on `127.0.0.1:0` that answers in the shapes Slack
+//! documents, so slack-morphism's client parses them, records every call (query string,
+//! form and JSON body merged into one object), keeps per-channel message history, lets a
+//! test make the next calls to a method fail (rate limit, HTTP 500, a Slack error code,
+//! or a hang), and lets a test push Socket Mode envelopes and read the acks. Dropping
+//! the [`FakeSlack`] stops it: the listener closes and every open connection, hung
+//! request and WebSocket is cut.
 //!
 //! Messages are kept as the JSON objects Slack returns, so a test can seed one in any
 //! shape Slack sends ([`FakeSlack::add_raw_message`], [`bot_message`]) and read it back
@@ -40,6 +42,10 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch, Notify};
 use tokio::task::JoinHandle;
+
+#[path = "slack_people.rs"]
+mod people;
+pub use people::{admin_user, bot_user, member_user, owner_user, primary_owner_user};
 
 /// The workspace id the fake reports (`auth.test`, envelopes).
 pub const TEAM_ID: &str = "T0001";
@@ -258,6 +264,8 @@ struct Inner {
     tokens_issued: u64,
     /// Files `files.info` knows, by id.
     files: HashMap<String, Value>,
+    /// Users, Home tabs and refused block types (`slack_people.rs`).
+    people: people::People,
 }
 
 /// State shared by the handlers and the [`FakeSlack`] handle.
@@ -346,6 +354,7 @@ impl FakeSlack {
                 refresh_tokens: HashMap::new(),
                 tokens_issued: 0,
                 files: HashMap::new(),
+                people: people::People::default(),
             }),
             changed: Notify::new(),
             stop: stop_rx.clone(),
@@ -1484,6 +1493,8 @@ const KNOWN_METHODS: &[&str] = &[
     "oauth.v2.access",
     "files.info",
     "views.open",
+    "views.publish",
+    "users.info",
 ];
 
 /// The JSON answer to a Web API call that did not fail on purpose.
@@ -1537,6 +1548,8 @@ fn dispatch(inner: &mut Inner, base: &str, call: &Call) -> Value {
         }
         "conversations.replies" => replies(inner, params),
         "views.open" => views_open(params),
+        "views.publish" => people::views_publish(inner, params),
+        "users.info" => people::users_info(inner, params),
         "apps.connections.open" => {
             inner.socket_urls += 1;
             let ws_base = base.replacen("http://", "ws://", 1);
@@ -1671,13 +1684,17 @@ fn base64_decode(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// The content checks `chat.postMessage` and `chat.update` share.
-fn check_content(params: &Value) -> Option<Value> {
+/// The content checks `chat.postMessage`, `chat.update` and `chat.postEphemeral` share
+/// (block types refused with [`FakeSlack::refuse_block_type`] included).
+fn check_content(inner: &Inner, params: &Value) -> Option<Value> {
     if p_str(params, "text").is_none_or(str::is_empty)
         && params.get("blocks").is_none()
         && params.get("attachments").is_none()
     {
         return Some(slack_error("no_text"));
+    }
+    if let Some(error) = people::refused_block(inner, params) {
+        return Some(error);
     }
     if let Some(blocks) = params.get("blocks") {
         if let Some(detail) = check_blocks(blocks) {
@@ -1698,7 +1715,7 @@ fn post_message(inner: &mut Inner, params: &Value) -> Value {
     if inner.access(channel) == Access::NotMember {
         return slack_error("not_in_channel");
     }
-    if let Some(error) = check_content(params) {
+    if let Some(error) = check_content(inner, params) {
         return error;
     }
     // A reply to a reply lands in the parent's thread.
@@ -1772,7 +1789,7 @@ fn post_ephemeral(inner: &mut Inner, params: &Value) -> Value {
     if inner.access(channel) == Access::NotMember {
         return slack_error("not_in_channel");
     }
-    if let Some(error) = check_content(params) {
+    if let Some(error) = check_content(inner, params) {
         return error;
     }
     json!({ "ok": true, "message_ts": inner.next_ts() })
@@ -1793,7 +1810,7 @@ fn update_message(inner: &mut Inner, params: &Value) -> Value {
     if !existing.is_bots() {
         return slack_error("cant_update_message");
     }
-    if let Some(error) = check_content(params) {
+    if let Some(error) = check_content(inner, params) {
         return error;
     }
     let text = p_str(params, "text").unwrap_or_default().to_string();
@@ -1974,7 +1991,8 @@ fn replies(inner: &mut Inner, params: &Value) -> Value {
 /// [`trigger_id`] carries the second it was made; an older one is `expired_trigger_id`),
 /// and a modal view Slack would take — plain-text title and close button of 1–24
 /// characters, 1–100 blocks each as [`check_blocks`] wants them — else
-/// `invalid_arguments` with the reason. Answers with the view, given an id.
+/// `invalid_arguments` with the reason (`invalid_blocks` past 100 blocks). Answers with
+/// the view, given an id.
 fn views_open(params: &Value) -> Value {
     let Some(trigger) = p_str(params, "trigger_id").filter(|t| !t.is_empty()) else {
         return slack_error("invalid_arguments");
@@ -1994,6 +2012,9 @@ fn views_open(params: &Value) -> Value {
         Some(view) => view.clone(),
         None => Value::Null,
     };
+    if let Some(error) = people::too_many_view_blocks(&view) {
+        return error;
+    }
     if let Some(detail) = check_view(&view) {
         return json!({
             "ok": false,
@@ -2043,8 +2064,9 @@ fn check_view(view: &Value) -> Option<String> {
 /// What Slack rejects as `invalid_blocks`, with its JSON-pointer detail: more than 50
 /// blocks, a block without a known `type`, section text empty or over 3,000 characters,
 /// a section with neither text nor fields, over 10 fields or a field over 2,000
-/// characters, a header not plain text or over 150 characters, and a context block
-/// with no elements or over 10. (`msg_blocks_too_long` is not modelled: use
+/// characters, a header not plain text or over 150 characters, a context block
+/// with no elements or over 10, and a `context_actions` block outside its limits
+/// (`check_context_actions`). (`msg_blocks_too_long` is not modelled: use
 /// [`FakeSlack::fail_next`].)
 fn check_blocks(blocks: &Value) -> Option<String> {
     check_blocks_up_to(blocks, 50)
@@ -2165,6 +2187,11 @@ fn check_blocks_up_to(blocks: &Value, max: usize) -> Option<String> {
                     {
                         return Some(format!("too long [json-pointer:{at}/elements/{j}]"));
                     }
+                }
+            }
+            Some("context_actions") => {
+                if let Some(detail) = people::check_context_actions(block, &at) {
+                    return Some(detail);
                 }
             }
             Some("divider" | "image" | "rich_text" | "input" | "file" | "video" | "markdown") => {}
