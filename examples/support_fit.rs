@@ -30,7 +30,12 @@
 //! ```text
 //! cargo run --release --example support_fit            # report only
 //! cargo run --release --example support_fit -- --write # also write src/support/weights.json
+//! cargo run --release --example support_fit -- --feedback feedback.jsonl
 //! ```
+//!
+//! `--feedback FILE` also reads what people said in Slack about the verdicts sourcebot
+//! showed them (`sourcebot feedback export`): per verdict, how many claims were under a
+//! 👍, under a 👎 that said "a claim's verdict" was wrong, and under any other 👎.
 
 #[path = "../tests/support/support_eval.rs"]
 mod support_eval;
@@ -48,8 +53,52 @@ fn print_row(name: &str, scored: &Scored) {
     );
 }
 
+/// `--feedback FILE`: per verdict shown, the claims people gave 👍, 👎 for a claim's
+/// verdict, and 👎 for something else.
+fn print_feedback(path: &str) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
+    let votes = sourcebot::install::feedback_export::claim_votes(&text)
+        .map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
+    println!(
+        "feedback from Slack ({path}): {} claim verdicts in reports people voted on",
+        votes.len()
+    );
+    println!(
+        "  {:>17} {:>6} {:>18} {:>12}",
+        "verdict shown", "👍", "👎 claim verdict", "👎 other"
+    );
+    for verdict in [
+        "supported",
+        "partly supported",
+        "not supported",
+        "unreadable",
+    ] {
+        let of = |keep: &dyn Fn(&sourcebot::install::feedback_export::ClaimVote) -> bool| {
+            votes
+                .iter()
+                .filter(|v| v.verdict == verdict && keep(v))
+                .count()
+        };
+        println!(
+            "  {verdict:>17} {:>6} {:>18} {:>12}",
+            of(&|v| v.vote == "up"),
+            of(&|v| v.vote == "down" && v.wrong.as_deref() == Some("claim_verdict")),
+            of(&|v| v.vote == "down" && v.wrong.as_deref() != Some("claim_verdict")),
+        );
+    }
+    println!();
+    Ok(())
+}
+
 fn main() -> anyhow::Result<()> {
     let write = std::env::args().any(|a| a == "--write");
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(at) = args.iter().position(|a| a == "--feedback") {
+        let Some(path) = args.get(at + 1) else {
+            anyhow::bail!("--feedback needs a file: sourcebot feedback export > feedback.jsonl");
+        };
+        print_feedback(path)?;
+    }
     let corpora = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora");
     let paths = [
         corpora.join("expertqa_domain_val.jsonl"),

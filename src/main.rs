@@ -1,5 +1,6 @@
 //! The `sourcebot` command line: a thin shell over the library. `check` reads an answer
-//! from a file or standard input and prints its sources in the chosen format.
+//! from a file or standard input and prints its sources in the chosen format; `feedback
+//! export` prints the feedback people gave on reports in Slack as JSON Lines.
 
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -10,7 +11,7 @@ use sourcebot::collect::input::{parse_answer_owned, read_limited, FormatHint, In
 use sourcebot::config::Config;
 use sourcebot::install::{
     self, lifecycle::StoreInstallations, oauth::OAuthSettings, rotation::Rotator,
-    routes::InstallService, store::SqlStore,
+    routes::InstallService, store::SqlStore, workspace_data::WorkspaceData,
 };
 use sourcebot::metrics::Metrics;
 use sourcebot::model::{Answer, Origin, Report};
@@ -54,6 +55,50 @@ enum Command {
     /// the same lines out with "support" (0-1), "verdict", "quote" and "missing" added.
     #[command(after_help = SUPPORT_HELP)]
     Support(SupportArgs),
+    /// The feedback people gave on reports in Slack (👍/👎, what was wrong, comments).
+    #[command(subcommand)]
+    Feedback(FeedbackCommand),
+}
+
+#[derive(Subcommand, Debug)]
+enum FeedbackCommand {
+    /// Print the feedback given since --since as JSON Lines, oldest first: one object a
+    /// line with the vote, what was wrong, the comment, who and when, the workspace,
+    /// channel and report, and what the report counted and the evidence it kept.
+    #[command(after_help = FEEDBACK_EXPORT_HELP)]
+    Export(FeedbackExportArgs),
+}
+
+const FEEDBACK_EXPORT_HELP: &str = "\
+Reads the database `sourcebot serve` keeps its workspaces' data in: SOURCEBOT_DATABASE_URL
+(from the environment or a .env file in the working directory; default
+sqlite://sourcebot.db, or postgres://… for replicas). A SQLite file that does not exist
+is an error, not an empty export. Each line has \"vote\" (up, down), \"wrong\",
+\"comment\" (as the person wrote it: escape it before showing it anywhere), \"user_id\",
+\"at\" (unix seconds), \"workspace\", \"channel\", \"message_ts\", and from the report
+(null when it was not recorded) \"assistant\", \"asked_by\", \"counts\", \"judge\",
+\"posted_at\" and \"evidence\".
+
+Exit codes: 0 exported (perhaps nothing), 1 the database could not be read, 2 bad usage.
+
+Examples:
+  sourcebot feedback export > feedback.jsonl
+  sourcebot feedback export --since 7d --team T0123ABCD
+  sourcebot feedback export --since 2026-01-01 --team T0123ABCD --team T0456EFGH
+  sourcebot feedback export --since 2026-01-31T09:00:00Z | jq -c 'select(.vote == \"down\")'";
+
+#[derive(clap::Args, Debug)]
+struct FeedbackExportArgs {
+    /// Feedback given at or after this: a span back from now (`30d`, `12h`, `90m`,
+    /// `2w`, `45s`), a date (`2026-01-31`, midnight UTC) or an RFC 3339 date and time
+    /// (`2026-01-31T09:00:00Z`, `2026-01-31T10:00:00+01:00`).
+    #[arg(long, value_name = "WHEN", default_value = "30d")]
+    since: String,
+
+    /// Only this workspace: its team id (`T…`; the organization's `E…` id for an
+    /// org-wide install). Repeat for several; none means every workspace.
+    #[arg(long = "team", value_name = "ID")]
+    teams: Vec<String>,
 }
 
 const SUPPORT_HELP: &str = "\
@@ -256,7 +301,8 @@ enum InputFormat {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if matches!(cli.command, Command::Serve) {
+    // `feedback export` reads the database `serve` uses, so the same .env.
+    if matches!(cli.command, Command::Serve | Command::Feedback(_)) {
         if let Err(error) = load_dotenv() {
             eprintln!("sourcebot: {error}");
             return ExitCode::from(2);
@@ -274,6 +320,9 @@ fn main() -> ExitCode {
         Command::Serve => serve(config).map(|()| ExitCode::SUCCESS),
         Command::Audit(args) => audit(args, config),
         Command::Support(args) => support(args),
+        Command::Feedback(FeedbackCommand::Export(args)) => {
+            feedback_export(args).map(|()| ExitCode::SUCCESS)
+        }
     };
     match result {
         Ok(code) => code,
@@ -611,8 +660,14 @@ fn serve(config: Config) -> anyhow::Result<()> {
             None => None,
         };
         let installations = install.as_ref().map(|install| install.installations.clone());
+        // Settings, report history and feedback: in the installation database, or in
+        // SOURCEBOT_DATABASE_URL (default sqlite://sourcebot.db) with one bot token.
+        let data = match &install {
+            Some(install) => install.data.clone(),
+            None => open_workspace_data().await?,
+        };
         let bot = tokio::select! {
-            bot = sign_in(&settings, config, metrics.clone(), state, installations, &gate) => bot?,
+            bot = sign_in(&settings, config, metrics.clone(), state, installations, data, &gate) => bot?,
             _ = stop_signal() => {
                 tracing::info!("stopped before signing in");
                 return Ok(());
@@ -664,6 +719,8 @@ struct Install {
     oauth: OAuthSettings,
     store: Arc<dyn install::store::InstallationStore>,
     installations: Arc<dyn slack::Installations>,
+    /// The same database, for workspaces' settings, report history and feedback.
+    data: Arc<dyn WorkspaceData>,
     /// A Slack client without a token, for `oauth.v2.access`.
     slack: Arc<SlackApi>,
 }
@@ -674,10 +731,13 @@ async fn open_installations(
     metrics: &Arc<Metrics>,
     state: &Arc<dyn sourcebot::state::BotState>,
 ) -> anyhow::Result<Install> {
-    let store = SqlStore::connect(&oauth.database_url, oauth.token_key.clone())
-        .await
-        .context("cannot open the installation store")?;
-    let store: Arc<dyn install::store::InstallationStore> = Arc::new(store);
+    let store = Arc::new(
+        SqlStore::connect(&oauth.database_url, oauth.token_key.clone())
+            .await
+            .context("cannot open the installation store")?,
+    );
+    let data: Arc<dyn WorkspaceData> = store.clone();
+    let store: Arc<dyn install::store::InstallationStore> = store;
     let slack = Arc::new(
         SlackApi::new(&settings.api_url, "", settings.call_timeout)?
             .with_metrics(metrics.clone())
@@ -688,6 +748,7 @@ async fn open_installations(
         installations: Arc::new(StoreInstallations {
             store: store.clone(),
         }),
+        data,
         store,
         slack,
     })
@@ -726,16 +787,18 @@ async fn sign_in(
     metrics: Arc<Metrics>,
     state: Arc<dyn sourcebot::state::BotState>,
     installations: Option<Arc<dyn slack::Installations>>,
+    data: Arc<dyn WorkspaceData>,
     gate: &api::Gate,
 ) -> anyhow::Result<Arc<Bot>> {
     let mut wait = Duration::from_secs(2);
     loop {
-        match Bot::start_serving(
+        match Bot::start_with_data(
             settings,
             config.clone(),
             metrics.clone(),
             state.clone(),
             installations.clone(),
+            Some(data.clone()),
         )
         .await
         {
@@ -753,6 +816,20 @@ async fn sign_in(
             Err(error) => return Err(error.into()),
         }
     }
+}
+
+/// The database of workspaces' settings, report history and feedback when the bot
+/// serves one workspace with its token: `SOURCEBOT_DATABASE_URL`, default
+/// `sqlite://sourcebot.db` (created if missing).
+async fn open_workspace_data() -> anyhow::Result<Arc<dyn WorkspaceData>> {
+    let url = install::feedback_export::database_url(|name| std::env::var(name).ok());
+    let store = SqlStore::connect_for_data(&url).await.with_context(|| {
+        format!(
+            "cannot open the workspace database at {}",
+            sourcebot::state::redis::without_secrets(&url)
+        )
+    })?;
+    Ok(Arc::new(store))
 }
 
 /// Resolves on Ctrl-C or SIGTERM.
@@ -841,6 +918,44 @@ fn support(args: SupportArgs) -> anyhow::Result<ExitCode> {
         );
         ExitCode::from(1)
     })
+}
+
+/// `sourcebot feedback export`: the feedback given since `--since` in the workspaces
+/// named by `--team` (every workspace when none is), oldest first, one JSON object a
+/// line on standard output. A reader that stops early (`| head`) ends it quietly.
+fn feedback_export(args: FeedbackExportArgs) -> anyhow::Result<()> {
+    use install::feedback_export::{database_url, export, parse_since, ExportError};
+    let now = sourcebot::slack::workspace_settings::unix_now();
+    let since = parse_since(&args.since, now).ok_or_else(|| {
+        UsageError(format!(
+            "--since {:?}: expected a span back from now (30d, 12h, 90m, 2w, 45s), a date \
+             (2026-01-31) or an RFC 3339 date and time (2026-01-31T09:00:00Z)",
+            args.since
+        ))
+    })?;
+    if let Some(blank) = args.teams.iter().find(|team| team.trim().is_empty()) {
+        return Err(UsageError(format!(
+            "--team {blank:?}: expected a workspace id such as T0123ABCD"
+        ))
+        .into());
+    }
+    let url = database_url(|name| std::env::var(name).ok());
+    let lines = runtime()?.block_on(export(&url, since, &args.teams));
+    let lines = match lines {
+        Ok(lines) => lines,
+        Err(error @ ExportError::NoDatabase { .. }) => anyhow::bail!("{error}"),
+        Err(error) => return Err(error.into()),
+    };
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    lines
+        .iter()
+        .try_for_each(|line| {
+            serde_json::to_writer(&mut stdout, line).map_err(std::io::Error::from)?;
+            stdout.write_all(b"\n")
+        })
+        .and_then(|()| stdout.flush())
+        .or_else(ignore_broken_pipe)?;
+    Ok(())
 }
 
 /// Reads the answer from `file` (standard input for `-` or nothing), at most

@@ -61,6 +61,20 @@ pub struct AnswerLabels {
     pub outcome: String,
 }
 
+/// Labels of a feedback vote on a report.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct FeedbackLabels {
+    /// `up` or `down`.
+    pub value: String,
+}
+
+/// Labels of a write to the workspace's history that failed.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct HistoryLabels {
+    /// `report`, `feedback`, `evidence` or `prune`.
+    pub what: String,
+}
+
 /// Labels of a call to the language model.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct LlmCallLabels {
@@ -132,6 +146,8 @@ pub struct Metrics {
     slack_calls: Family<SlackCallLabels, Counter>,
     read_skips: Family<SkipLabels, Counter>,
     watched_answers: Family<AnswerLabels, Counter>,
+    feedback: Family<FeedbackLabels, Counter>,
+    history_failures: Family<HistoryLabels, Counter>,
     shared_state_up: Gauge,
     llm_calls: Family<LlmCallLabels, Counter>,
     llm_tokens: Family<LlmTokenLabels, Counter>,
@@ -203,6 +219,18 @@ impl Metrics {
             "Watched assistants' answers handled once settled, by outcome",
             watched_answers.clone(),
         );
+        let feedback = Family::<FeedbackLabels, Counter>::default();
+        registry.register(
+            "feedback",
+            "Feedback votes on reports (👍 up, 👎 down), a changed vote counted again",
+            feedback.clone(),
+        );
+        let history_failures = Family::<HistoryLabels, Counter>::default();
+        registry.register(
+            "history_failures",
+            "Writes to the workspace history (reports, feedback, kept evidence, pruning) that the installation database refused; each is also in the log",
+            history_failures.clone(),
+        );
         let shared_state_up = Gauge::default();
         shared_state_up.set(1);
         registry.register(
@@ -270,6 +298,8 @@ impl Metrics {
             slack_calls,
             read_skips,
             watched_answers,
+            feedback,
+            history_failures,
             shared_state_up,
         })
     }
@@ -327,6 +357,25 @@ impl Metrics {
                 })
                 .inc_by(count as u64);
         }
+    }
+
+    /// Counts a feedback vote (`up` or `down`).
+    pub fn feedback(&self, value: &str) {
+        self.feedback
+            .get_or_create(&FeedbackLabels {
+                value: value.to_string(),
+            })
+            .inc();
+    }
+
+    /// Counts a write to the workspace history that failed (`what`: `report`,
+    /// `feedback`, `evidence` or `prune`).
+    pub fn history_failure(&self, what: &str) {
+        self.history_failures
+            .get_or_create(&HistoryLabels {
+                what: what.to_string(),
+            })
+            .inc();
     }
 
     /// Counts a watched answer that ended with `outcome`.

@@ -420,10 +420,12 @@ async fn a_rate_limit_is_waited_out_then_posted_once() {
 async fn rejected_blocks_fall_back_to_plain_text() {
     let h = harness().await;
     let (ok, gone) = sites().await;
+    // The blocks with Slack's feedback element, then with ordinary feedback buttons,
+    // are both refused: the plain text goes.
     h.slack.fail_next(
         "chat.postMessage",
         Failure::SlackError("invalid_blocks".into()),
-        1,
+        2,
     );
     let text = format!("<@{BOT_USER_ID}> {}", answer_text(&ok, &gone));
     h.event(
@@ -432,10 +434,21 @@ async fn rejected_blocks_fall_back_to_plain_text() {
         &[],
     )
     .await;
-    let posts = h.slack.wait_for("chat.postMessage", 2, WAIT).await;
-    assert!(posts[0].param("blocks").is_some());
-    assert!(posts[1].param("blocks").is_none(), "{:?}", posts[1].params);
-    let plain = posts[1].str("text").unwrap_or_default();
+    let posts = h.slack.wait_for("chat.postMessage", 3, WAIT).await;
+    let blocks = |i: usize| {
+        posts[i]
+            .param("blocks")
+            .map(Value::to_string)
+            .unwrap_or_default()
+    };
+    assert!(blocks(0).contains("feedback_buttons"), "{}", blocks(0));
+    assert!(
+        blocks(1).contains("sourcebot_feedback_up") && !blocks(1).contains("feedback_buttons"),
+        "{}",
+        blocks(1)
+    );
+    assert!(posts[2].param("blocks").is_none(), "{:?}", posts[2].params);
+    let plain = posts[2].str("text").unwrap_or_default();
     assert!(
         plain.contains("*Sources*") && plain.contains("Freeze policy"),
         "{plain}"

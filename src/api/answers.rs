@@ -298,16 +298,31 @@ pub(super) async fn post_to_slack(
         }
     };
     let pipeline = state.bot.pipeline();
-    let outgoing = Outgoing {
-        blocks: pipeline.blocks(report),
-        mrkdwn: pipeline.mrkdwn(report),
-    };
-    // A "Show evidence" button when the cited pages were read.
+    let outgoing = Outgoing::new(pipeline.blocks(report), pipeline.mrkdwn(report));
+    // A "Show evidence" button when the cited pages were read, and the feedback footer.
     let outgoing = state.bot.with_evidence(workspace, report, outgoing).await;
-    let sources_ts = slack
-        .post(channel, Some(&thread_ts), &outgoing)
+    let report_key = state.bot.report_key();
+    let outgoing = state.bot.with_feedback(workspace, outgoing, &report_key);
+    let (sources_ts, sent) = slack
+        .post_report(channel, Some(&thread_ts), &outgoing)
         .await
         .map_err(|e| slack_refused(e, answer_ts.as_deref()))?;
+    state.bot.sent(workspace, sent);
+    let answered = crate::slack::Answered {
+        assistant: Some(crate::slack::API_ASSISTANT.to_string()),
+        asked_by: None,
+    };
+    state
+        .bot
+        .record_report(
+            workspace,
+            report,
+            &report_key,
+            channel,
+            &sources_ts,
+            &answered,
+        )
+        .await;
     Ok(Posted {
         channel: channel.to_string(),
         answer_ts,

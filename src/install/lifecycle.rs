@@ -32,6 +32,7 @@ impl Installations for StoreInstallations {
             bot_token: installation.bot_token,
             bot_user_id: installation.bot_user_id,
             bot_id: installation.bot_id,
+            installer_user_id: installation.installer_user_id,
         }))
     }
 

@@ -3,6 +3,7 @@
 //! Enterprise Grid organization for org-wide installs), kept in a SQL database with
 //! their tokens encrypted at rest ([`store`], [`token_key`]).
 
+pub mod feedback_export;
 pub mod lifecycle;
 pub mod oauth;
 pub mod rotation;

@@ -20,8 +20,11 @@ pub const CLIENT_SECRET: &str = "SLACK_CLIENT_SECRET";
 /// (`https://sourcebot.example.com`); the redirect URI is `{it}/slack/oauth_redirect`.
 pub const PUBLIC_URL: &str = "SOURCEBOT_PUBLIC_URL";
 /// `SOURCEBOT_DATABASE_URL`: where installations are kept (default
-/// `sqlite://sourcebot.db`; `postgres://…` for many replicas).
+/// [`DEFAULT_DATABASE_URL`]; `postgres://…` for many replicas).
 pub const DATABASE_URL: &str = "SOURCEBOT_DATABASE_URL";
+/// The database used when `SOURCEBOT_DATABASE_URL` is not set: `sourcebot.db` in the
+/// working directory.
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://sourcebot.db";
 /// `SOURCEBOT_TOKEN_KEY`: the key tokens are encrypted with at rest (64 hex digits).
 pub const TOKEN_KEY: &str = "SOURCEBOT_TOKEN_KEY";
 
@@ -37,6 +40,7 @@ pub const BOT_SCOPES: &[&str] = &[
     "groups:history",
     "im:history",
     "mpim:history",
+    "users:read",
 ];
 /// How long an install may take from `/slack/install` to Slack's redirect.
 pub const STATE_TTL: Duration = Duration::from_secs(600);
@@ -125,7 +129,7 @@ impl OAuthSettings {
             client_id,
             client_secret,
             public_url: public_url.trim_end_matches('/').to_string(),
-            database_url: get(DATABASE_URL).unwrap_or_else(|| "sqlite://sourcebot.db".into()),
+            database_url: get(DATABASE_URL).unwrap_or_else(|| DEFAULT_DATABASE_URL.into()),
             token_key,
         }))
     }

@@ -227,6 +227,15 @@ impl SqlStore {
         Ok(SqlStore { pool, key })
     }
 
+    /// Connects to `url` for the workspace data only (settings, report history,
+    /// feedback: [`crate::install::workspace_data`]), without a token key: with
+    /// `SLACK_BOT_TOKEN` and no OAuth, and for `sourcebot feedback export`. Stored
+    /// tokens cannot be read through it.
+    pub async fn connect_for_data(url: &str) -> Result<SqlStore, StoreError> {
+        let key = TokenKey::random().map_err(StoreError::database)?;
+        SqlStore::connect(url, key).await
+    }
+
     /// The pool, for the other tables kept in the same database.
     pub(crate) fn pool(&self) -> &Pool {
         &self.pool

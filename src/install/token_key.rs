@@ -52,6 +52,16 @@ impl TokenKey {
         Ok(TokenKey { bytes })
     }
 
+    /// A fresh random key, for a database that keeps no token (one workspace served
+    /// with `SLACK_BOT_TOKEN`, or reading feedback): nothing sealed with it outlives
+    /// the process.
+    pub fn random() -> Result<TokenKey, TokenKeyError> {
+        let mut bytes = [0u8; 32];
+        ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes)
+            .map_err(|_| TokenKeyError::NoRandomness)?;
+        Ok(TokenKey { bytes })
+    }
+
     fn aead(&self) -> Result<LessSafeKey, TokenKeyError> {
         UnboundKey::new(&AES_256_GCM, &self.bytes)
             .map(LessSafeKey::new)

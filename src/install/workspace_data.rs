@@ -40,7 +40,9 @@ pub trait WorkspaceData: Send + Sync {
         at: i64,
     ) -> Result<(), StoreError>;
     /// Records a posted report; recording the same report (workspace, channel,
-    /// `message_ts`) again changes nothing.
+    /// `message_ts`) again keeps one row and takes the new counts and judge (a report
+    /// updated in place: the support check, an edited answer), keeping when it was
+    /// first posted and for whom.
     async fn record_report(&self, report: &ReportRecord) -> Result<(), StoreError>;
     /// Records one person's feedback on a report. Pressing again replaces the vote; a
     /// later answer with the same vote (the 👎 modal) fills `wrong` and `comment`
@@ -217,7 +219,10 @@ impl WorkspaceData for SqlStore {
             "INSERT INTO reports (workspace, channel, message_ts, assistant, asked_by, \
              sources, verified, broken, claims, uncited, not_supported, judge, posted_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) \
-             ON CONFLICT (workspace, channel, message_ts) DO NOTHING",
+             ON CONFLICT (workspace, channel, message_ts) DO UPDATE SET \
+             sources = excluded.sources, verified = excluded.verified, broken = excluded.broken, \
+             claims = excluded.claims, uncited = excluded.uncited, \
+             not_supported = excluded.not_supported, judge = excluded.judge",
             |q| q
                 .bind(&r.workspace)
                 .bind(&r.channel)

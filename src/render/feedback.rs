@@ -22,9 +22,9 @@ pub const FEEDBACK_DOWN_ACTION_ID: &str = "sourcebot_feedback_down";
 /// The `callback_id` of the 👎 follow-up modal.
 pub const WRONG_PART_CALLBACK_ID: &str = "sourcebot_feedback_wrong";
 /// The block and action id of the modal's radio buttons.
-const WRONG_PART_BLOCK: &str = "wrong_part";
+pub const WRONG_PART_BLOCK: &str = "wrong_part";
 /// The block and action id of the modal's free text.
-const COMMENT_BLOCK: &str = "wrong_comment";
+pub const COMMENT_BLOCK: &str = "wrong_comment";
 /// At most this many characters of free text are asked for and kept.
 pub const MAX_COMMENT_CHARS: usize = 3_000;
 /// At most this many characters in a view's `private_metadata` (Slack's limit).

@@ -99,6 +99,86 @@ pub struct Outgoing {
     pub blocks: BlockMessage,
     /// The whole report as mrkdwn.
     pub mrkdwn: String,
+    /// Blocks to send instead when Slack refuses `blocks` with `invalid_blocks` (the
+    /// same report with ordinary buttons for its feedback), tried before the mrkdwn.
+    pub alternate: Option<Vec<Value>>,
+}
+
+impl Outgoing {
+    /// A message of `blocks`, and `mrkdwn` for when Slack refuses them.
+    pub fn new(blocks: BlockMessage, mrkdwn: String) -> Outgoing {
+        Outgoing {
+            blocks,
+            mrkdwn,
+            alternate: None,
+        }
+    }
+}
+
+/// Which form of an [`Outgoing`] Slack took.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sent {
+    /// Its blocks.
+    Blocks,
+    /// Its alternate blocks: Slack refused the first ones.
+    Alternate,
+    /// The plain mrkdwn: Slack refused the blocks.
+    Plain,
+}
+
+/// A user as `users.info` describes them: what sourcebot needs to know.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SlackUser {
+    /// `U…` or `W…`.
+    pub id: String,
+    /// A bot user (an app's, or a legacy bot).
+    pub is_bot: bool,
+    /// The bot id (`B…`) its messages carry (`profile.bot_id`), for bot users.
+    pub bot_id: Option<String>,
+    /// The name people see (display name, else real name, else user name): untrusted.
+    pub name: String,
+    /// A workspace admin.
+    pub is_admin: bool,
+    /// A workspace owner.
+    pub is_owner: bool,
+    /// The primary owner.
+    pub is_primary_owner: bool,
+    /// Deactivated.
+    pub deleted: bool,
+}
+
+impl SlackUser {
+    /// Reads `users.info`'s `user` object leniently: a missing flag is false.
+    pub fn from_json(user: &Value) -> Option<SlackUser> {
+        let text = |pointer: &str| {
+            user.pointer(pointer)
+                .and_then(Value::as_str)
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+        };
+        let flag = |key: &str| user.get(key).and_then(Value::as_bool).unwrap_or(false);
+        let id = text("/id")?;
+        Some(SlackUser {
+            is_bot: flag("is_bot"),
+            bot_id: text("/profile/bot_id"),
+            name: text("/profile/display_name")
+                .or_else(|| text("/profile/real_name"))
+                .or_else(|| text("/real_name"))
+                .or_else(|| text("/name"))
+                .unwrap_or_else(|| id.clone()),
+            is_admin: flag("is_admin"),
+            is_owner: flag("is_owner"),
+            is_primary_owner: flag("is_primary_owner"),
+            deleted: flag("deleted"),
+            id,
+        })
+    }
+
+    /// Whether they administer the workspace (admin, owner or primary owner).
+    pub fn administers(&self) -> bool {
+        !self.deleted && (self.is_admin || self.is_owner || self.is_primary_owner)
+    }
 }
 
 /// The Web API with the bot token, timeouts, retry and pacing.
@@ -335,6 +415,18 @@ impl SlackApi {
         thread_ts: Option<&str>,
         message: &Outgoing,
     ) -> Result<String, CallError> {
+        self.post_report(channel, thread_ts, message)
+            .await
+            .map(|(ts, _)| ts)
+    }
+
+    /// [`SlackApi::post`], saying which form Slack took.
+    pub async fn post_report(
+        &self,
+        channel: &str,
+        thread_ts: Option<&str>,
+        message: &Outgoing,
+    ) -> Result<(String, Sent), CallError> {
         let plain = SlackMessageContent::new().with_text(message.mrkdwn.clone());
         self.paced(
             channel,
@@ -353,6 +445,16 @@ impl SlackApi {
         ts: &str,
         message: &Outgoing,
     ) -> Result<(), CallError> {
+        self.update_report(channel, ts, message).await.map(|_| ())
+    }
+
+    /// [`SlackApi::update`], saying which form Slack took.
+    pub async fn update_report(
+        &self,
+        channel: &str,
+        ts: &str,
+        message: &Outgoing,
+    ) -> Result<Sent, CallError> {
         // Without blocks the old ones would stay: clear them.
         let plain = SlackMessageContent::new()
             .with_text(message.mrkdwn.clone())
@@ -364,6 +466,7 @@ impl SlackApi {
             }),
         )
         .await
+        .map(|((), sent)| sent)
     }
 
     async fn update_content(
@@ -440,6 +543,36 @@ impl SlackApi {
         Ok(answer.ts.0)
     }
 
+    /// `chat.postEphemeral` of a report: only `user` sees `message`, in the thread of
+    /// `thread_ts`; its alternate blocks, then its mrkdwn, when Slack refuses the
+    /// blocks. Paced like posts.
+    pub async fn post_ephemeral_report(
+        &self,
+        channel: &str,
+        user: &str,
+        thread_ts: Option<&str>,
+        message: &Outgoing,
+    ) -> Result<Sent, CallError> {
+        let plain = SlackMessageContent::new().with_text(message.mrkdwn.clone());
+        let send = |content: SlackMessageContent| async move {
+            let request = SlackApiChatPostEphemeralRequest::new(
+                channel.to_string().into(),
+                user.to_string().into(),
+                content,
+            )
+            .opt_thread_ts(thread_ts.map(|t| t.to_string().into()));
+            let session = self.client.open_session(&self.token);
+            self.call("chat.postEphemeral", || {
+                session.chat_post_ephemeral(&request)
+            })
+            .await
+            .map(|_| ())
+        };
+        self.paced(channel, blocks_or_plain(channel, message, plain, send))
+            .await
+            .map(|((), sent)| sent)
+    }
+
     /// `chat.postEphemeral`: only `user` sees `text` (mrkdwn).
     pub async fn post_ephemeral(
         &self,
@@ -458,6 +591,39 @@ impl SlackApi {
         })
         .await
         .map(|_| ())
+    }
+
+    /// `views.publish`: shows `view` (a Home tab, as JSON) to `user_id`. Sent and read
+    /// as [`SlackApi::open_view`] does.
+    pub async fn publish_view(&self, user_id: &str, view: &Value) -> Result<(), CallError> {
+        let request = serde_json::json!({"user_id": user_id, "view": view});
+        let session = self.client.open_session(&self.token);
+        self.call("views.publish", || {
+            session
+                .http_session_api
+                .http_post::<_, serde::de::IgnoredAny>("views.publish", &request, None)
+        })
+        .await
+        .map(|_| ())
+    }
+
+    /// `users.info`: who `user` is (a bot and its bot id; an admin or owner). Slack's
+    /// `user_not_found` comes back as [`CallError::Slack`]; a reply without a readable
+    /// user as [`CallError::Transport`].
+    pub async fn user_info(&self, user: &str) -> Result<SlackUser, CallError> {
+        let session = self.client.open_session(&self.token);
+        let params = vec![("user", Some(user.to_string()))];
+        let reply: RawUser = self
+            .call("users.info", || {
+                session
+                    .http_session_api
+                    .http_get("users.info", &params, None)
+            })
+            .await?;
+        SlackUser::from_json(&reply.user).ok_or(CallError::Transport {
+            method: "users.info",
+            detail: "the reply has no user id".to_string(),
+        })
     }
 
     /// `views.open`: shows `view` (a modal, as JSON) to the person whose click gave
@@ -706,38 +872,50 @@ async fn blocks_or_plain<T, F, Fut>(
     message: &Outgoing,
     plain: SlackMessageContent,
     send: F,
-) -> Result<T, CallError>
+) -> Result<(T, Sent), CallError>
 where
     F: Fn(SlackMessageContent) -> Fut,
     Fut: Future<Output = Result<T, CallError>>,
 {
-    match send(block_content(message)).await {
-        Err(CallError::Slack { code, .. })
-            if code == "invalid_blocks" || code == "msg_blocks_too_long" =>
-        {
-            tracing::warn!(
-                channel,
-                code,
-                "Slack refused the blocks: sending the plain text"
-            );
-            send(plain).await
-        }
-        other => other,
+    let refused = |result: &Result<T, CallError>| {
+        matches!(result, Err(CallError::Slack { code, .. })
+            if code == "invalid_blocks" || code == "msg_blocks_too_long")
+    };
+    let first = send(block_content(&message.blocks.text, &message.blocks.blocks)).await;
+    if !refused(&first) {
+        return first.map(|done| (done, Sent::Blocks));
     }
+    if let Some(alternate) = &message.alternate {
+        tracing::warn!(
+            channel,
+            "Slack refused the blocks: sending the alternate blocks"
+        );
+        let second = send(block_content(&message.blocks.text, alternate)).await;
+        if !refused(&second) {
+            return second.map(|done| (done, Sent::Alternate));
+        }
+    }
+    tracing::warn!(channel, "Slack refused the blocks: sending the plain text");
+    send(plain).await.map(|done| (done, Sent::Plain))
 }
 
 /// Blocks and notification text as slack-morphism content; blocks it cannot model are
 /// sent as the JSON they are.
-fn block_content(message: &Outgoing) -> SlackMessageContent {
-    let blocks: Option<Vec<SlackBlock>> = message
-        .blocks
-        .blocks
+fn block_content(text: &str, blocks: &[Value]) -> SlackMessageContent {
+    let blocks: Option<Vec<SlackBlock>> = blocks
         .iter()
         .map(|b| serde_json::from_value(b.clone()).ok())
         .collect();
     SlackMessageContent::new()
-        .with_text(message.blocks.text.clone())
+        .with_text(text.to_string())
         .opt_blocks(blocks)
+}
+
+/// `users.info`'s reply: the user object.
+#[derive(serde::Deserialize)]
+struct RawUser {
+    #[serde(default)]
+    user: Value,
 }
 
 /// `files.info`'s reply: the file object.

@@ -127,7 +127,7 @@ impl Bot {
 
     /// A fresh random key (128 bits, hex) for kept evidence; the clock and a counter
     /// should the system's generator fail.
-    fn evidence_key(&self) -> String {
+    pub(super) fn evidence_key(&self) -> String {
         use ring::rand::SecureRandom;
         let mut bytes = [0u8; 16];
         if ring::rand::SystemRandom::new().fill(&mut bytes).is_ok() {

@@ -135,11 +135,13 @@ fn period_blocks(
     blocks
 }
 
-/// The App Home view (`{"type":"home","blocks":[…]}`) within [`MAX_HOME_BLOCKS`].
+/// The App Home view (`{"type":"home","blocks":[…]}`) within [`MAX_HOME_BLOCKS`]; the
+/// settings' unset values read as `defaults`' (as "not set" without them).
 /// `names` gives an assistant's name from its bot id (shown by its bot id when it
 /// gives none); `can_edit` adds the **Edit** button to the settings.
 pub fn home_view(
     settings: &WorkspaceSettings,
+    defaults: Option<&WorkspaceSettings>,
     last_7: &[ActivityLine],
     last_30: &[ActivityLine],
     names: &dyn Fn(&str) -> Option<String>,
@@ -147,7 +149,7 @@ pub fn home_view(
 ) -> Value {
     let mut settings_block = section(&format!(
         "*Settings for this workspace*\n{}",
-        settings_lines(settings, None)
+        settings_lines(settings, defaults)
     ));
     if can_edit {
         settings_block["accessory"] = edit_button();
@@ -243,6 +245,7 @@ mod tests {
             .collect();
         let view = home_view(
             &WorkspaceSettings::default(),
+            None,
             &lines,
             &lines,
             &no_names,
@@ -288,7 +291,14 @@ mod tests {
             line(None, 1),
         ];
         let names = |bot: &str| (bot == "B1").then(|| "Glean".to_string());
-        let view = home_view(&WorkspaceSettings::default(), &lines, &[], &names, false);
+        let view = home_view(
+            &WorkspaceSettings::default(),
+            None,
+            &lines,
+            &[],
+            &names,
+            false,
+        );
         let texts = texts(&view);
         let glean = texts.iter().find(|t| t.contains("`Glean`")).unwrap();
         assert!(
@@ -309,7 +319,14 @@ mod tests {
             .iter()
             .any(|t| t.contains("No reports in the last 30 days")));
         assert!(view["blocks"][2].get("accessory").is_none());
-        let editable = home_view(&WorkspaceSettings::default(), &lines, &[], &names, true);
+        let editable = home_view(
+            &WorkspaceSettings::default(),
+            None,
+            &lines,
+            &[],
+            &names,
+            true,
+        );
         assert_eq!(
             editable["blocks"][2]["accessory"]["action_id"],
             "sourcebot_edit_settings"
@@ -318,7 +335,14 @@ mod tests {
 
     #[test]
     fn an_empty_history_says_so() {
-        let view = home_view(&WorkspaceSettings::default(), &[], &[], &no_names, true);
+        let view = home_view(
+            &WorkspaceSettings::default(),
+            None,
+            &[],
+            &[],
+            &no_names,
+            true,
+        );
         assert_within_limits(&view);
         let texts = texts(&view);
         assert!(texts
@@ -348,7 +372,7 @@ mod tests {
             ..Default::default()
         };
         let names = |bot: &str| Some(format!("{bot} {}", "<!here>".repeat(100)));
-        let view = home_view(&settings, &lines, &lines, &names, true);
+        let view = home_view(&settings, None, &lines, &lines, &names, true);
         assert_within_limits(&view);
         let all = view.to_string();
         for markup in ["<!channel>", "<@U1>", "<!here>", "<!everyone>", "<https://"] {
@@ -364,7 +388,7 @@ mod tests {
             .any(|t| t.contains("`'x' &lt;https://evil.example|click&gt;")));
         // A name that cleans to nothing is shown by its bot id.
         let blank = |_: &str| Some(" \u{200b} ".to_string());
-        let view = home_view(&settings, &[line(Some("B9"), 1)], &[], &blank, false);
+        let view = home_view(&settings, None, &[line(Some("B9"), 1)], &[], &blank, false);
         assert!(texts_contain(&view, "`B9`"));
     }
 

@@ -156,8 +156,11 @@ async fn interactions(State(state): State<AppState>, headers: HeaderMap, body: B
     let Some(interaction) = json_body(payload.as_bytes(), "interaction") else {
         return refuse(StatusCode::BAD_REQUEST, "unreadable interaction");
     };
-    state.bot.accept_interaction(&interaction).await;
-    StatusCode::OK.into_response()
+    match state.bot.accept_interaction(&interaction).await {
+        // The settings modal's errors, shown under its fields.
+        Some(body) => Json(body).into_response(),
+        None => StatusCode::OK.into_response(),
+    }
 }
 
 /// An immediate ephemeral answer to a command.

@@ -8,6 +8,12 @@
 
 use crate::collect::slack_message::{read_message, worth_checking, MessageMeta, ReadOptions};
 use crate::collect::{collect, CollectOptions};
+use crate::model::workspace::WrongPart;
+use crate::render::feedback::{
+    read_feedback_action, read_wrong_part, FeedbackPress, WRONG_PART_CALLBACK_ID,
+};
+use crate::slack::settings_view::EDIT_SETTINGS_ACTION_ID;
+use crate::slack::sources_command::{self, SourcesCommand};
 use serde_json::Value;
 use slack_morphism::prelude::SlackCommandEvent;
 use std::collections::HashSet;
@@ -81,7 +87,64 @@ pub enum Reply {
     Ephemeral {
         /// Slack's response URL for the command.
         response_url: String,
+        /// The channel the command ran in.
+        channel: String,
     },
+    /// Only `user` sees it, in the thread (`chat.postEphemeral`): a workspace that
+    /// offers reports to the asker only, asked by a mention.
+    Whisper {
+        /// The channel.
+        channel: String,
+        /// The thread's parent message.
+        thread_ts: String,
+        /// Who asked.
+        user: String,
+    },
+}
+
+impl Reply {
+    /// Who asked, when a person did and is known.
+    pub fn user(&self) -> Option<&str> {
+        match self {
+            Reply::Thread { user, .. } => user.as_deref(),
+            Reply::Whisper { user, .. } => Some(user),
+            Reply::Ephemeral { .. } => None,
+        }
+    }
+}
+
+/// Where a report goes in a workspace whose reports in channels go to `audience`: to
+/// the asker only, a thread reply becomes the interaction's ephemeral answer (the
+/// shortcut's `response_url`) or an ephemeral message in the thread (a mention); other
+/// replies stay as they are.
+pub fn reply_for_audience(
+    reply: &Reply,
+    audience: crate::model::workspace::ReportAudience,
+) -> Reply {
+    use crate::model::workspace::ReportAudience;
+    match (reply, audience) {
+        (
+            Reply::Thread {
+                channel,
+                thread_ts,
+                user,
+                response_url,
+            },
+            ReportAudience::AskerOnly,
+        ) => match (response_url, user) {
+            (Some(response_url), _) => Reply::Ephemeral {
+                response_url: response_url.clone(),
+                channel: channel.clone(),
+            },
+            (None, Some(user)) => Reply::Whisper {
+                channel: channel.clone(),
+                thread_ts: thread_ts.clone(),
+                user: user.clone(),
+            },
+            (None, None) => reply.clone(),
+        },
+        _ => reply.clone(),
+    }
 }
 
 /// What to check.
@@ -156,6 +219,52 @@ pub enum Job {
         /// The response URL of the ephemeral message that carried the button.
         response_url: String,
     },
+    /// `/sources watch|unwatch|settings`: change or show the workspace's settings.
+    Settings {
+        /// What was asked ([`SourcesCommand::Watch`], [`SourcesCommand::Unwatch`] or
+        /// [`SourcesCommand::Settings`]).
+        command: SourcesCommand,
+        /// Who asked.
+        user: String,
+        /// The command's response URL (the answer is ephemeral).
+        response_url: String,
+    },
+    /// The settings' **Edit** button: the modal, for admins.
+    EditSettings {
+        /// The click's `trigger_id`, which `views.open` needs within 3 s.
+        trigger_id: String,
+        /// Who pressed it.
+        user: String,
+        /// Where to tell them when they may not (the message's response URL)…
+        response_url: Option<String>,
+        /// …or an ephemeral message in this channel (none from the App Home).
+        channel: Option<String>,
+    },
+    /// 👍 or 👎 under a report.
+    Feedback {
+        /// The press.
+        press: FeedbackPress,
+        /// Whether the report was an ephemeral message (its key then names it).
+        ephemeral: bool,
+        /// Where to thank the person.
+        response_url: Option<String>,
+    },
+    /// The 👎 modal's answer.
+    WrongPart {
+        /// Who answered.
+        user: String,
+        /// The report it is about, as [`feedback_locator`] wrote it.
+        locator: String,
+        /// What was wrong, if they chose.
+        wrong: Option<WrongPart>,
+        /// Their words, if any (untrusted, at most 3,000 characters).
+        comment: Option<String>,
+    },
+    /// Someone opened the App Home's Home tab.
+    Home {
+        /// Who.
+        user: String,
+    },
     /// Open the evidence kept under `key` in a modal for whoever pressed the button.
     Evidence {
         /// The kept evidence's key (the button's value).
@@ -179,12 +288,8 @@ pub const SHARE_ACTION_ID: &str = "share_sources";
 /// The action id of the "Show evidence" button.
 pub const EVIDENCE_ACTION_ID: &str = "show_evidence";
 
-/// The usage text, in mrkdwn.
-pub const USAGE: &str = "Hi! I show what an AI answer rests on: its sources, checked and grouped, and the claims that cite nothing.\n\
-• *Mention me in a thread* (`@sourcebot`) and I check the thread's answer.\n\
-• *Mention me with links* (`@sourcebot <answer>`) and I check that text.\n\
-• `/sources <answer text or message link>` checks it privately. Slack does not allow slash commands inside threads: use a mention or the shortcut there.\n\
-• *Check sources* in a message's ⋯ menu checks that message.";
+/// The usage text, in mrkdwn: `/sources help`'s.
+pub const USAGE: &str = sources_command::HELP;
 
 /// An Events API callback's `event_id`, and the `event` it carries.
 pub fn callback_parts(callback: &Value) -> Option<(&str, &Value)> {
@@ -213,8 +318,27 @@ pub fn event_job(event: &Value, watch: &Watch) -> Option<Job> {
     match event.get("type").and_then(Value::as_str)? {
         "app_mention" => mention_job(event, &watch.identity),
         "message" => watched_job(event, watch).map(Job::Watched),
+        // The Messages tab opens this event too: only the Home tab is drawn.
+        "app_home_opened" if event.get("tab").and_then(Value::as_str) == Some("home") => {
+            let user = event.get("user").and_then(Value::as_str)?;
+            (!user.is_empty()).then(|| Job::Home {
+                user: user.to_string(),
+            })
+        }
         _ => None,
     }
+}
+
+/// The report a 👎 modal is about, as its `private_metadata` carries it: the channel
+/// and the report's message `ts` (or key, for an ephemeral report), space-separated.
+pub fn feedback_locator(channel: &str, message_ts: &str) -> String {
+    format!("{channel} {message_ts}")
+}
+
+/// Reads a [`feedback_locator`] back.
+pub fn read_feedback_locator(locator: &str) -> Option<(&str, &str)> {
+    let (channel, ts) = locator.split_once(' ')?;
+    (!channel.is_empty() && !ts.is_empty() && !ts.contains(' ')).then_some((channel, ts))
 }
 
 /// A mention: its own links; else, in a thread, the thread's answer; else its own
@@ -319,6 +443,7 @@ fn watched_job(event: &Value, watch: &Watch) -> Option<AnswerEvent> {
 pub fn command_job(command: &SlackCommandEvent) -> Job {
     let reply = Reply::Ephemeral {
         response_url: command.response_url.0.to_string(),
+        channel: command.channel_id.0.clone(),
     };
     let text = command
         .text
@@ -326,9 +451,26 @@ pub fn command_job(command: &SlackCommandEvent) -> Job {
         .unwrap_or_default()
         .trim()
         .to_string();
-    if text.is_empty() || text.eq_ignore_ascii_case("help") {
+    if text.is_empty() {
         return Job::Usage { reply };
     }
+    let text = match sources_command::parse(&text) {
+        Err(error) => {
+            return Job::Refuse {
+                reply,
+                why: error.0,
+            }
+        }
+        Ok(SourcesCommand::Help) => return Job::Usage { reply },
+        Ok(SourcesCommand::Check(text)) => text,
+        Ok(command_asked) => {
+            return Job::Settings {
+                command: command_asked,
+                user: command.user_id.0.clone(),
+                response_url: command.response_url.0.to_string(),
+            }
+        }
+    };
     match lone_permalink(&text) {
         // The bot may be in channels the person is not: it reads links to messages of
         // the channel the command runs in only, so nobody reads a channel through it.
@@ -376,6 +518,16 @@ pub fn interaction_job(payload: &Value) -> Option<Job> {
             })
         }
         "block_actions" => {
+            if let Some(press) = read_feedback_action(payload) {
+                return Some(Job::Feedback {
+                    press,
+                    ephemeral: payload
+                        .pointer("/container/is_ephemeral")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false),
+                    response_url: field(payload, "/response_url"),
+                });
+            }
             let actions = payload.get("actions")?.as_array()?;
             actions.iter().find_map(|action| {
                 match action.get("action_id").and_then(Value::as_str)? {
@@ -391,8 +543,33 @@ pub fn interaction_job(payload: &Value) -> Option<Job> {
                             .or_else(|| field(payload, "/container/channel_id")),
                         user: field(payload, "/user/id"),
                     }),
+                    EDIT_SETTINGS_ACTION_ID => Some(Job::EditSettings {
+                        trigger_id: field(payload, "/trigger_id")?,
+                        user: field(payload, "/user/id")?,
+                        response_url: field(payload, "/response_url"),
+                        channel: field(payload, "/channel/id")
+                            .or_else(|| field(payload, "/container/channel_id")),
+                    }),
                     _ => None,
                 }
+            })
+        }
+        "view_submission"
+            if payload.pointer("/view/callback_id").and_then(Value::as_str)
+                == Some(WRONG_PART_CALLBACK_ID) =>
+        {
+            let (locator, wrong, comment) = match read_wrong_part(payload) {
+                Ok(read) => read,
+                Err(why) => {
+                    tracing::warn!(why, "an unreadable feedback modal submission");
+                    return None;
+                }
+            };
+            Some(Job::WrongPart {
+                user: field(payload, "/user/id")?,
+                locator,
+                wrong,
+                comment,
             })
         }
         _ => None,

@@ -11,7 +11,9 @@
 //! opens the evidence in a modal (`slack/evidence.rs`).
 
 pub mod api;
+mod deliver;
 mod evidence;
+mod feedback;
 pub mod home;
 pub mod http;
 pub mod inbound;
@@ -20,31 +22,36 @@ pub mod settings_view;
 pub mod settle;
 pub mod socket;
 pub mod sources_command;
+mod steer;
 pub mod workspace;
+pub mod workspace_settings;
 
 use crate::collect::input::FormatHint;
 use crate::collect::slack_message::{
     read_message, thread, MessageMeta, MessageRead, ReadNotes, ReadOptions, SkipReason,
 };
 use crate::config::Config;
+use crate::install::store::{SqlStore, StoreError};
+use crate::install::workspace_data::WorkspaceData;
 use crate::metrics::Metrics;
 use crate::model::Answer;
 use crate::pipeline::Pipeline;
-use crate::render::blocks::{button, push_button, BlockMessage};
 use crate::state::{BotState, MemoryState, RedisSettings, RedisState};
 use crate::verify::VerifyError;
-use api::{CallError, Outgoing, ResponseMessage, SlackApi};
+use api::{CallError, SlackApi};
 pub use evidence::{EVIDENCE_BUTTON_TEXT, EVIDENCE_EXPIRED};
-use inbound::{BotIdentity, Job, Reply, Subject, SHARE_ACTION_ID, USAGE};
+pub use feedback::{Answered, API_ASSISTANT, THANKS_DOWN, THANKS_UP};
+use inbound::{BotIdentity, Job, Reply, Subject, USAGE};
 use serde_json::Value;
 pub use settings::{SlackSettings, Transport};
 use slack_morphism::prelude::SlackCommandEvent;
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
+pub use steer::ONLY_ADMINS;
 use workspace::Installed;
 pub use workspace::{Installations, Workspace, WorkspaceKey, Workspaces};
+use workspace_settings::{Defaults, WorkspaceHub};
 
 /// Jobs running or waiting at once (watched answers waiting to settle included); past
 /// it new requests are acknowledged and dropped with a warning in the log, so a flood
@@ -66,6 +73,9 @@ pub enum StartError {
     /// The shared state cannot be used.
     #[error(transparent)]
     State(#[from] crate::state::redis::RedisStateError),
+    /// The database of workspace settings and history cannot be opened.
+    #[error("cannot open the workspace settings database: {0}")]
+    Store(#[from] StoreError),
     /// Neither a bot token nor installations to serve.
     #[error("nothing to serve: set SLACK_BOT_TOKEN, or SLACK_CLIENT_ID and the other OAuth settings to install the app in workspaces")]
     NoWorkspace,
@@ -86,6 +96,10 @@ pub struct Bot {
     pending: Arc<tokio::sync::Semaphore>,
     /// This process's id as a holder of shared locks.
     holder: String,
+    /// Each workspace's settings, report history and feedback.
+    hub: WorkspaceHub,
+    /// Workspaces whose Slack lately refused the feedback element.
+    feedback_refused: crate::state::memory::TtlMap<String, ()>,
 }
 
 impl Bot {
@@ -141,6 +155,24 @@ impl Bot {
         state: Arc<dyn BotState>,
         installations: Option<Arc<dyn Installations>>,
     ) -> Result<Arc<Bot>, StartError> {
+        Bot::start_with_data(settings, config, metrics, state, installations, None).await
+    }
+
+    /// [`Bot::start_serving`], keeping each workspace's settings, report history and
+    /// feedback in `data` (the installation database); with `None`, in an SQLite
+    /// database in memory, gone when the process ends.
+    pub async fn start_with_data(
+        settings: &SlackSettings,
+        config: Config,
+        metrics: Arc<Metrics>,
+        state: Arc<dyn BotState>,
+        installations: Option<Arc<dyn Installations>>,
+        data: Option<Arc<dyn WorkspaceData>>,
+    ) -> Result<Arc<Bot>, StartError> {
+        let data: Arc<dyn WorkspaceData> = match data {
+            Some(data) => data,
+            None => Arc::new(SqlStore::connect_for_data("sqlite::memory:").await?),
+        };
         let base_api = Arc::new(
             SlackApi::new(&settings.api_url, "", settings.call_timeout)?
                 .with_metrics(metrics.clone())
@@ -181,17 +213,65 @@ impl Bot {
         if let Some(home) = workspaces.home() {
             pipeline = pipeline.internal_checker(home.permalinks.clone());
         }
-        Ok(Arc::new(Bot {
+        let pipeline = pipeline.build()?;
+        let defaults = Defaults {
+            watch_bot_ids: settings.watch_bot_ids.iter().cloned().collect(),
+            support: pipeline.checks_support(),
+            sources_per_kind: pipeline.config().render.max_per_kind,
+        };
+        let history = std::time::Duration::from_secs(u64::from(settings.history_days) * 86_400);
+        let hub = WorkspaceHub::new(data, state.clone(), defaults, history);
+        let bot = Arc::new(Bot {
             workspaces,
             base_api,
-            pipeline: pipeline.build()?,
+            pipeline,
             metrics,
             state,
             settler: settle::Settler::new(settings.settle, settings.settle_max),
             next_key: AtomicU64::new(1),
             pending: Arc::new(tokio::sync::Semaphore::new(MAX_PENDING_JOBS)),
             holder: holder_id(),
-        }))
+            hub,
+            feedback_refused: crate::state::memory::TtlMap::new(
+                feedback::FEEDBACK_REFUSAL_TTL,
+                feedback::FEEDBACK_REFUSAL_MAX,
+            ),
+        });
+        bot.prune_history_hourly();
+        Ok(bot)
+    }
+
+    /// Deletes history older than `SOURCEBOT_HISTORY_DAYS` now and every hour, in a
+    /// task that ends with the bot. Replicas may each do it: deleting twice is harmless.
+    fn prune_history_hourly(self: &Arc<Self>) {
+        let bot = Arc::downgrade(self);
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(std::time::Duration::from_secs(3600));
+            loop {
+                every.tick().await;
+                let Some(bot) = bot.upgrade() else { return };
+                bot.prune_history().await;
+            }
+        });
+    }
+
+    /// Deletes the reports and feedback older than `SOURCEBOT_HISTORY_DAYS`.
+    pub async fn prune_history(&self) {
+        let keep = i64::try_from(self.hub.history.as_secs()).unwrap_or(i64::MAX);
+        let older_than = workspace_settings::unix_now().saturating_sub(keep);
+        match self.hub.data().prune(older_than).await {
+            Ok(0) => {}
+            Ok(rows) => tracing::info!(rows, "deleted history past SOURCEBOT_HISTORY_DAYS"),
+            Err(error) => {
+                self.metrics.history_failure("prune");
+                tracing::warn!(%error, "cannot delete old history");
+            }
+        }
+    }
+
+    /// Each workspace's settings, report history and feedback.
+    pub fn hub(&self) -> &WorkspaceHub {
+        &self.hub
     }
 
     /// The pipeline answers are checked with.
@@ -264,7 +344,10 @@ impl Bot {
             match key {
                 Some(key) => {
                     let bot = self.clone();
-                    tokio::spawn(async move { bot.workspaces.uninstalled(&key).await });
+                    tokio::spawn(async move {
+                        bot.workspaces.uninstalled(&key).await;
+                        bot.hub.forget(key.scope()).await;
+                    });
                 }
                 None => tracing::warn!("an uninstall event that names no workspace: ignored"),
             }
@@ -272,7 +355,7 @@ impl Bot {
         }
         // Watched answers keep their order: handled here when the workspace is at hand.
         if let Some(workspace) = self.workspaces.at_hand(key.as_ref()) {
-            if let Some(job) = inbound::event_job(event, &workspace.watch) {
+            if let Some(job) = self.event_job(&workspace, event).await {
                 self.spawn(workspace, job);
             }
             return;
@@ -283,7 +366,7 @@ impl Bot {
         let (bot, event) = (self.clone(), event.clone());
         tokio::spawn(async move {
             if let Some(workspace) = bot.workspace(key.as_ref(), "an event").await {
-                if let Some(job) = inbound::event_job(&event, &workspace.watch) {
+                if let Some(job) = bot.event_job(&workspace, &event).await {
                     bot.spawn(workspace, job);
                 }
             }
@@ -291,19 +374,48 @@ impl Bot {
         });
     }
 
-    /// An interaction payload (the shortcut, a button), as Slack sent it: done once per
-    /// interaction (its `trigger_id`), so a Socket Mode redelivery or a copy that reached
-    /// another replica is dropped; then in its workspace, in a task of its own.
-    pub async fn accept_interaction(self: &Arc<Self>, payload: &Value) {
+    /// What an event asks of `workspace`, under its settings: whom it watches, and in
+    /// which channels (a watched answer elsewhere is left alone; a deletion always
+    /// goes through, so that an earlier reply follows it).
+    async fn event_job(&self, workspace: &Workspace, event: &Value) -> Option<Job> {
+        let applied = self.hub.applied(workspace.id()).await;
+        let job = inbound::event_job(event, &applied.watch(&workspace.watch.identity))?;
+        match &job {
+            Job::Watched(inbound::AnswerEvent::Changed { channel, .. })
+                if !applied.channels.includes(channel) =>
+            {
+                tracing::debug!(
+                    channel,
+                    "a watched answer outside the workspace's chosen channels"
+                );
+                None
+            }
+            _ => Some(job),
+        }
+    }
+
+    /// An interaction payload (the shortcut, a button, a modal's submission), as Slack
+    /// sent it: done once per interaction (its `trigger_id`), so a Socket Mode
+    /// redelivery or a copy that reached another replica is dropped; then in its
+    /// workspace, in a task of its own. Returns the body to acknowledge it with, when
+    /// Slack needs one: the settings modal's errors.
+    pub async fn accept_interaction(self: &Arc<Self>, payload: &Value) -> Option<Value> {
         if let Some(trigger_id) = payload.get("trigger_id").and_then(Value::as_str) {
             if !self.first_interaction(trigger_id).await {
                 tracing::debug!("dropped a repeated interaction");
-                return;
+                return None;
             }
+        }
+        if payload.get("type").and_then(Value::as_str) == Some("view_submission")
+            && payload.pointer("/view/callback_id").and_then(Value::as_str)
+                == Some(settings_view::SETTINGS_CALLBACK_ID)
+        {
+            return self.settings_submitted(payload).await;
         }
         if let Some(job) = inbound::interaction_job(payload) {
             self.spawn_in(WorkspaceKey::of_interaction(payload), job);
         }
+        None
     }
 
     /// A slash command (`key` its workspace, from the command's fields): returns the
@@ -315,13 +427,21 @@ impl Bot {
         key: Option<WorkspaceKey>,
     ) -> String {
         match inbound::command_job(command) {
-            Job::Usage { .. } => USAGE.to_string(),
+            Job::Usage { .. } => sources_command::HELP.to_string(),
             Job::Refuse { why, .. } => why,
             job => {
+                let ack = match &job {
+                    Job::Settings {
+                        command: sources_command::SourcesCommand::Settings,
+                        ..
+                    } => "Reading this workspace's settings…",
+                    Job::Settings { .. } => "Looking that assistant up…",
+                    _ => "Checking the sources…",
+                };
                 if self.first_interaction(&command.trigger_id.0).await {
                     self.spawn_in(key, job);
                 }
-                "Checking the sources…".to_string()
+                ack.to_string()
             }
         }
     }
@@ -422,6 +542,41 @@ impl Bot {
                     .await
             }
             Job::Watched(event) => self.watched(workspace.clone(), event),
+            Job::Settings {
+                command,
+                user,
+                response_url,
+            } => {
+                self.settings_command(ws, command, &user, &response_url)
+                    .await
+            }
+            Job::EditSettings {
+                trigger_id,
+                user,
+                response_url,
+                channel,
+            } => {
+                self.edit_settings(
+                    ws,
+                    &trigger_id,
+                    &user,
+                    response_url.as_deref(),
+                    channel.as_deref(),
+                )
+                .await
+            }
+            Job::Feedback {
+                press,
+                ephemeral,
+                response_url,
+            } => self.feedback(ws, press, ephemeral, response_url).await,
+            Job::WrongPart {
+                user,
+                locator,
+                wrong,
+                comment,
+            } => self.wrong_part(ws, &user, &locator, wrong, comment).await,
+            Job::Home { user } => self.publish_home(ws, &user).await,
         }
     }
 
@@ -456,7 +611,9 @@ impl Bot {
     }
 
     async fn check(&self, ws: &Workspace, subject: Subject, reply: &Reply) {
-        let answer = match self.subject_answer(ws, &subject).await {
+        let applied = self.hub.applied(ws.id()).await;
+        let watch = applied.watch(&ws.watch.identity);
+        let answer = match self.subject_answer(ws, &watch, &subject).await {
             Ok(Ok(answer)) => answer,
             Ok(Err(why)) => return self.say(ws, reply, &why).await,
             Err(error) => {
@@ -478,59 +635,48 @@ impl Bot {
                 .say(ws, reply, "That message has no text, links or sources I can read, so there is nothing to check.")
                 .await;
         }
+        let reply = inbound::reply_for_audience(reply, applied.audience);
         let mut report = self
             .pipeline
             .check_with(&answer, Some(&ws.permalinks))
             .await;
-        let outgoing = self.outgoing(&report);
+        // An ephemeral message in a thread cannot be edited: it waits for the support check.
+        let whisper = matches!(reply, Reply::Whisper { .. });
+        if whisper && applied.support {
+            self.pipeline
+                .check_support_with(&mut report, Some(&ws.permalinks), None)
+                .await;
+        }
+        let key = self.report_key();
+        let outgoing = self.outgoing(&report, applied.sources_per_kind);
         let shown = self.with_evidence(ws, &report, outgoing.clone()).await;
-        let Some(delivered) = self.deliver(ws, reply, shown).await else {
+        let Some(delivered) = self.deliver(ws, &reply, shown, &key).await else {
             return;
+        };
+        let answered = Answered {
+            assistant: None,
+            asked_by: reply.user().map(str::to_string),
         };
         // The links are up; now whether their pages say what the claims say, shown by
         // editing the same message (an edit notifies nobody).
-        if self
-            .pipeline
-            .check_support_with(&mut report, Some(&ws.permalinks), None)
-            .await
-            .is_none()
+        if !whisper
+            && applied.support
+            && self
+                .pipeline
+                .check_support_with(&mut report, Some(&ws.permalinks), None)
+                .await
+                .is_some()
         {
-            return;
-        }
-        let updated = self.outgoing(&report);
-        if updated.blocks == outgoing.blocks && updated.mrkdwn == outgoing.mrkdwn {
-            return;
-        }
-        // With a "Show evidence" button now that claims were checked against pages.
-        let updated = self.with_evidence(ws, &report, updated).await;
-        self.redeliver(ws, &delivered, updated).await;
-    }
-
-    /// The report as posted: blocks, and mrkdwn for when Slack refuses them.
-    fn outgoing(&self, report: &crate::model::Report) -> Outgoing {
-        Outgoing {
-            blocks: self.pipeline.blocks(report),
-            mrkdwn: self.pipeline.mrkdwn(report),
-        }
-    }
-
-    /// Replaces a delivered report with `outgoing` in place.
-    async fn redeliver(&self, ws: &Workspace, delivered: &Delivered, outgoing: Outgoing) {
-        let result = match delivered {
-            Delivered::Message { channel, ts } => ws.api.update(channel, ts, &outgoing).await,
-            Delivered::Ephemeral { response_url, key } => {
-                self.keep_shared(ws, key, &outgoing).await;
-                let mut blocks = outgoing.blocks.blocks.clone();
-                push_button(&mut blocks, share_button(key));
-                let mut message =
-                    ResponseMessage::with_blocks("ephemeral", &outgoing.blocks.text, blocks);
-                message.replace_original = Some(true);
-                ws.api.respond(response_url, &message).await
+            let updated = self.outgoing(&report, applied.sources_per_kind);
+            if updated.blocks != outgoing.blocks || updated.mrkdwn != outgoing.mrkdwn {
+                // With a "Show evidence" button now that claims were checked against pages.
+                let updated = self.with_evidence(ws, &report, updated).await;
+                self.redeliver(ws, &delivered, updated, &key).await;
             }
-        };
-        if let Err(error) = result {
-            tracing::warn!(%error, "cannot show the support check in the posted sources");
         }
+        let (channel, ts) = delivered.location(&key);
+        self.record_report(ws, &report, &key, channel, ts, &answered)
+            .await;
     }
 
     /// The answer a subject names; `Ok(Err(why))` when there is none to check, with one
@@ -538,6 +684,7 @@ impl Bot {
     async fn subject_answer(
         &self,
         ws: &Workspace,
+        watch: &inbound::Watch,
         subject: &Subject,
     ) -> Result<Result<Answer, String>, CallError> {
         Ok(match subject {
@@ -556,8 +703,8 @@ impl Bot {
                 before_ts,
             } => {
                 let messages = ws.api.thread(channel, thread_ts).await?;
-                let own = |m: &MessageMeta| ws.watch.identity.posted(m);
-                let prefer = |m: &MessageMeta| ws.watch.prefers(m);
+                let own = |m: &MessageMeta| watch.identity.posted(m);
+                let prefer = |m: &MessageMeta| watch.prefers(m);
                 let query = thread::AnswerQuery {
                     before_ts: Some(before_ts),
                     exclude: &own,
@@ -582,174 +729,6 @@ impl Bot {
             }
         })
     }
-
-    /// Posts the report where it belongs (and says where it went); says why when it
-    /// cannot.
-    async fn deliver(
-        &self,
-        ws: &Workspace,
-        reply: &Reply,
-        outgoing: Outgoing,
-    ) -> Option<Delivered> {
-        match reply {
-            Reply::Thread {
-                channel,
-                thread_ts,
-                user,
-                response_url,
-            } => match ws.api.post(channel, Some(thread_ts), &outgoing).await {
-                Ok(ts) => Some(Delivered::Message {
-                    channel: channel.clone(),
-                    ts,
-                }),
-                Err(error) => {
-                    tracing::warn!(%error, channel, "cannot post the sources");
-                    let why = match error.code() {
-                        Some("not_in_channel") | Some("channel_not_found") => "I am not in this channel, so I cannot post the sources here. Invite me with `/invite @sourcebot` and ask again.".to_string(),
-                        _ => format!("I checked the sources but could not post them: {}.", slack_reason(&error)),
-                    };
-                    self.tell(ws, channel, user.as_deref(), response_url.as_deref(), &why)
-                        .await;
-                    None
-                }
-            },
-            Reply::Ephemeral { response_url } => {
-                let key = self.keep_for_sharing(ws, &outgoing).await;
-                let mut blocks = outgoing.blocks.blocks.clone();
-                push_button(&mut blocks, share_button(&key));
-                let message =
-                    ResponseMessage::with_blocks("ephemeral", &outgoing.blocks.text, blocks);
-                if let Err(error) = ws.api.respond(response_url, &message).await {
-                    tracing::warn!(%error, "cannot answer the command");
-                    let plain = ResponseMessage::ephemeral(&outgoing.mrkdwn);
-                    if let Err(error) = ws.api.respond(response_url, &plain).await {
-                        tracing::error!(%error, "cannot answer the command, even as plain text");
-                    }
-                    return None;
-                }
-                Some(Delivered::Ephemeral {
-                    response_url: response_url.clone(),
-                    key,
-                })
-            }
-        }
-    }
-
-    /// Keeps `outgoing` under `key` for the "Share in channel" button.
-    async fn keep_shared(&self, ws: &Workspace, key: &str, outgoing: &Outgoing) {
-        let message = ResponseMessage::with_blocks(
-            "in_channel",
-            &outgoing.blocks.text,
-            outgoing.blocks.blocks.clone(),
-        );
-        match serde_json::to_value(&message) {
-            Ok(value) => ws.state.keep_share(key, value).await,
-            Err(error) => tracing::warn!(%error, "cannot keep the report for sharing"),
-        }
-    }
-
-    /// Keeps a report for its "Share in channel" button; returns its key.
-    async fn keep_for_sharing(&self, ws: &Workspace, outgoing: &Outgoing) -> String {
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or_default();
-        let key = format!(
-            "{nanos:x}-{:x}",
-            self.next_key.fetch_add(1, Ordering::Relaxed)
-        );
-        self.keep_shared(ws, &key, outgoing).await;
-        key
-    }
-
-    async fn share(&self, ws: &Workspace, key: &str, response_url: &str) {
-        let stored = ws.state.take_share(key).await;
-        let shared = match &stored {
-            Some(message) => ws.api.respond(response_url, message).await,
-            None => {
-                ws.api
-                    .respond(
-                        response_url,
-                        &ResponseMessage::ephemeral(
-                            "That report is no longer available to share: run the command again.",
-                        ),
-                    )
-                    .await
-            }
-        };
-        if let Err(error) = shared {
-            tracing::warn!(%error, "cannot answer the share button");
-        }
-    }
-
-    /// A short message to whoever asked.
-    async fn say(&self, ws: &Workspace, reply: &Reply, text: &str) {
-        match reply {
-            Reply::Thread {
-                channel,
-                thread_ts,
-                user,
-                response_url,
-            } => {
-                let outgoing = Outgoing {
-                    blocks: BlockMessage {
-                        text: text.to_string(),
-                        blocks: Vec::new(),
-                    },
-                    mrkdwn: text.to_string(),
-                };
-                if let Err(error) = ws.api.post(channel, Some(thread_ts), &outgoing).await {
-                    tracing::warn!(%error, channel, "cannot reply");
-                    self.tell(ws, channel, user.as_deref(), response_url.as_deref(), text)
-                        .await;
-                }
-            }
-            Reply::Ephemeral { response_url } => {
-                let message = ResponseMessage::ephemeral(text);
-                if let Err(error) = ws.api.respond(response_url, &message).await {
-                    tracing::warn!(%error, "cannot answer the command");
-                }
-            }
-        }
-    }
-
-    /// Tells one person something privately: through the interaction's response URL
-    /// when there is one, else as an ephemeral message in the channel.
-    async fn tell(
-        &self,
-        ws: &Workspace,
-        channel: &str,
-        user: Option<&str>,
-        response_url: Option<&str>,
-        text: &str,
-    ) {
-        let result = match (response_url, user) {
-            (Some(url), _) => ws.api.respond(url, &ResponseMessage::ephemeral(text)).await,
-            (None, Some(user)) => ws.api.post_ephemeral(channel, user, text).await,
-            (None, None) => return,
-        };
-        if let Err(error) = result {
-            tracing::warn!(%error, channel, "cannot tell the person either");
-        }
-    }
-}
-
-/// Where a report went, so it can be replaced in place.
-enum Delivered {
-    /// A message in a channel or thread.
-    Message {
-        /// The channel.
-        channel: String,
-        /// The message's `ts`.
-        ts: String,
-    },
-    /// An ephemeral answer through a `response_url`, with its share key.
-    Ephemeral {
-        /// The response URL (usable five times in 30 minutes).
-        response_url: String,
-        /// The key its "Share in channel" button carries.
-        key: String,
-    },
 }
 
 /// Slack's error in a few words for people.
@@ -760,11 +739,6 @@ fn slack_reason(error: &CallError) -> String {
         CallError::Timeout { .. } => "Slack did not answer in time".into(),
         CallError::Transport { .. } => "Slack could not be reached".into(),
     }
-}
-
-/// The "Share in channel" button carrying the stored report's key.
-fn share_button(key: &str) -> serde_json::Value {
-    button(SHARE_ACTION_ID, "Share in channel", key)
 }
 
 /// A random id for this process, to hold shared locks with: replicas never share one.

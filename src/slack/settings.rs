@@ -39,6 +39,13 @@ pub const REDIS_URL: &str = "SOURCEBOT_REDIS_URL";
 
 /// Default of [`SETTLE`].
 pub const DEFAULT_SETTLE: Duration = Duration::from_millis(1500);
+/// `SOURCEBOT_HISTORY_DAYS`: how many days each workspace's report history and the
+/// feedback on it are kept (default 30; 1 to 3650).
+pub const HISTORY_DAYS: &str = "SOURCEBOT_HISTORY_DAYS";
+
+/// Default of [`HISTORY_DAYS`].
+pub const DEFAULT_HISTORY_DAYS: u32 = 30;
+
 /// Default of [`SETTLE_MAX`].
 pub const DEFAULT_SETTLE_MAX: Duration = Duration::from_secs(30);
 
@@ -83,6 +90,8 @@ pub struct SlackSettings {
     pub settle_max: Duration,
     /// The Redis replicas share their state in; `None`: in this process.
     pub redis_url: Option<String>,
+    /// Days the report history and feedback are kept.
+    pub history_days: u32,
 }
 
 impl std::fmt::Debug for SlackSettings {
@@ -104,6 +113,7 @@ impl std::fmt::Debug for SlackSettings {
             .field("max_body_bytes", &self.max_body_bytes)
             .field("settle", &self.settle)
             .field("settle_max", &self.settle_max)
+            .field("history_days", &self.history_days)
             .field(
                 "redis_url",
                 &self
@@ -208,6 +218,19 @@ impl SlackSettings {
             });
         }
         let redis_url = get(REDIS_URL).map(|value| redis_url(&value)).transpose()?;
+        let history_days = match get(HISTORY_DAYS) {
+            None => DEFAULT_HISTORY_DAYS,
+            Some(value) => value
+                .trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|days| (1..=3650).contains(days))
+                .ok_or_else(|| ConfigError {
+                    name: HISTORY_DAYS,
+                    value: value.clone(),
+                    expected: "expected a whole number of days from 1 to 3650".into(),
+                })?,
+        };
         Ok(SlackSettings {
             bot_token,
             transport,
@@ -219,6 +242,7 @@ impl SlackSettings {
             settle,
             settle_max,
             redis_url,
+            history_days,
         })
     }
 }
@@ -380,6 +404,7 @@ mod tests {
         .unwrap();
         assert_eq!(settings.settle, Duration::from_millis(250));
         assert_eq!(settings.settle_max, Duration::from_secs(5));
+        assert_eq!(settings.history_days, DEFAULT_HISTORY_DAYS);
     }
 
     #[test]
@@ -436,6 +461,15 @@ mod tests {
                 ],
                 MAX_BODY_BYTES,
                 "from 1024",
+            ),
+            (
+                vec![
+                    (BOT_TOKEN, "xoxb-1"),
+                    (SIGNING_SECRET, "s"),
+                    (HISTORY_DAYS, "0"),
+                ],
+                HISTORY_DAYS,
+                "from 1 to 3650",
             ),
             (
                 vec![

@@ -25,7 +25,7 @@
 
 use super::api::Outgoing;
 use super::inbound::{thread_of, AnswerEvent};
-use super::{slack_reason, Bot, Workspace};
+use super::{slack_reason, Answered, Bot, Workspace};
 use crate::collect::collect;
 use crate::collect::slack_message::{thread::ts_key, worth_checking, MessageMeta};
 use crate::state::{digest, AnswerKey, ReplyRecord, ANSWER_LOCK_TTL};
@@ -330,20 +330,23 @@ impl Bot {
                 None => "not_worth_a_reply",
             };
         }
+        let applied = self.hub.applied(ws.id()).await;
         let mut report = self
             .pipeline
             .check_with(&read.answer, Some(&ws.permalinks))
             .await;
-        if previous.is_some() {
+        if previous.is_some() && applied.support {
             // A reply is up already: it changes once, to the whole result.
             self.pipeline
                 .check_support_with(&mut report, Some(&ws.permalinks), None)
                 .await;
         }
-        let outgoing = Outgoing {
-            blocks: self.pipeline.blocks(&report),
-            mrkdwn: self.pipeline.mrkdwn(&report),
+        let answered = Answered {
+            assistant: MessageMeta::of(message).bot_id,
+            asked_by: None,
         };
+        let report_key = self.report_key();
+        let outgoing = self.outgoing(&report, applied.sources_per_kind);
         let shown = shown_digest(&outgoing);
         // The digest leaves the evidence button out: its key is new every time.
         let outgoing = if previous.as_ref().is_some_and(|r| r.shown_digest == shown) {
@@ -365,8 +368,26 @@ impl Bot {
                     .await;
                 "unchanged"
             }
-            Some(reply) => match ws.api.update(&reply.channel, &reply.ts, &outgoing).await {
-                Ok(()) => {
+            Some(reply) => match ws
+                .api
+                .update_report(
+                    &reply.channel,
+                    &reply.ts,
+                    &self.with_feedback(ws, outgoing, &report_key),
+                )
+                .await
+            {
+                Ok(sent) => {
+                    self.sent(ws, sent);
+                    self.record_report(
+                        ws,
+                        &report,
+                        &report_key,
+                        &reply.channel,
+                        &reply.ts,
+                        &answered,
+                    )
+                    .await;
                     ws.state
                         .remember_reply(
                             key,
@@ -393,8 +414,14 @@ impl Bot {
             None => {
                 let meta = MessageMeta::of(message);
                 let thread_ts = thread_of(&meta).unwrap_or_else(|| key.ts.clone());
-                match ws.api.post(&key.channel, Some(&thread_ts), &outgoing).await {
-                    Ok(ts) => {
+                let footed = self.with_feedback(ws, outgoing, &report_key);
+                match ws
+                    .api
+                    .post_report(&key.channel, Some(&thread_ts), &footed)
+                    .await
+                {
+                    Ok((ts, sent)) => {
+                        self.sent(ws, sent);
                         let mut record = ReplyRecord {
                             channel: key.channel.clone(),
                             ts,
@@ -405,30 +432,38 @@ impl Bot {
                         };
                         ws.state.remember_reply(key, record.clone()).await;
                         // The links are up; then whether their pages say it, in place.
-                        if self
-                            .pipeline
-                            .check_support_with(&mut report, Some(&ws.permalinks), None)
-                            .await
-                            .is_some()
+                        if applied.support
+                            && self
+                                .pipeline
+                                .check_support_with(&mut report, Some(&ws.permalinks), None)
+                                .await
+                                .is_some()
                         {
-                            let updated = Outgoing {
-                                blocks: self.pipeline.blocks(&report),
-                                mrkdwn: self.pipeline.mrkdwn(&report),
-                            };
+                            let updated = self.outgoing(&report, applied.sources_per_kind);
                             let updated_digest = shown_digest(&updated);
                             if updated_digest != shown {
                                 let updated = self.with_evidence(ws, &report, updated).await;
-                                if ws
+                                let updated = self.with_feedback(ws, updated, &report_key);
+                                if let Ok(sent) = ws
                                     .api
-                                    .update(&record.channel, &record.ts, &updated)
+                                    .update_report(&record.channel, &record.ts, &updated)
                                     .await
-                                    .is_ok()
                                 {
+                                    self.sent(ws, sent);
                                     record.shown_digest = updated_digest;
-                                    ws.state.remember_reply(key, record).await;
+                                    ws.state.remember_reply(key, record.clone()).await;
                                 }
                             }
                         }
+                        self.record_report(
+                            ws,
+                            &report,
+                            &report_key,
+                            &record.channel,
+                            &record.ts,
+                            &answered,
+                        )
+                        .await;
                         "posted"
                     }
                     Err(error) => {

@@ -67,10 +67,7 @@ impl RawListener {
                 self.bot.accept_event(payload).await;
                 None
             }
-            "interactive" => {
-                self.bot.accept_interaction(payload).await;
-                None
-            }
+            "interactive" => self.bot.accept_interaction(payload).await,
             "slash_commands" => {
                 let command: SlackCommandEvent = match serde_json::from_value(payload.clone()) {
                     Ok(command) => command,

@@ -15,7 +15,8 @@ pub const HELP: &str = "*sourcebot* checks the sources an AI answer cites.\n\
 • `/sources unwatch @Assistant`: stop checking that assistant's answers on their own.\n\
 • `/sources settings`: see this workspace's settings (admins can change them).\n\
 • `/sources help`: this text.\n\
-In a thread, mention me (`@sourcebot`) to check the answer above.";
+• *Check sources* in a message's ⋯ menu checks that message.\n\
+Slack does not allow slash commands inside threads: there, mention me (`@sourcebot`) and I check the thread's answer, or mention me with links to check that text.";
 
 /// The form a `watch` or `unwatch` takes, shown in errors.
 const WATCH_FORM: &str = "`/sources watch @Assistant`";

@@ -143,6 +143,8 @@ pub struct WorkspaceCredentials {
     pub bot_user_id: String,
     /// The bot's id there (`B…`), when known.
     pub bot_id: Option<String>,
+    /// Who installed the app there (`U…`), when known: they may change its settings.
+    pub installer_user_id: Option<String>,
 }
 
 impl std::fmt::Debug for WorkspaceCredentials {
@@ -153,6 +155,7 @@ impl std::fmt::Debug for WorkspaceCredentials {
             .field("bot_token", &"<redacted>")
             .field("bot_user_id", &self.bot_user_id)
             .field("bot_id", &self.bot_id)
+            .field("installer_user_id", &self.installer_user_id)
             .finish()
     }
 }
@@ -194,6 +197,8 @@ pub struct Workspace {
     pub state: Arc<dyn BotState>,
     /// Checks Slack permalinks with this workspace's token.
     pub permalinks: Arc<dyn InternalChecker>,
+    /// Who installed the app here, when known: they may change its settings.
+    pub installer: Option<String>,
 }
 
 impl Workspace {
@@ -220,7 +225,14 @@ impl Workspace {
                 bot_ids: watched,
             },
             state,
+            installer: None,
         }
+    }
+
+    /// This workspace, installed by `installer`.
+    pub fn with_installer(mut self, installer: Option<String>) -> Workspace {
+        self.installer = installer;
+        self
     }
 
     /// The workspace's id for logs (`T…`, `E…`, or `-`).
@@ -294,16 +306,19 @@ impl Installed {
         }
         let credentials = self.installations.credentials(key).await?;
         let workspace = match credentials {
-            Some(credentials) => Arc::new(Workspace::new(
-                Some(credentials.key.clone()),
-                self.base.with_token(&credentials.bot_token),
-                BotIdentity {
-                    user_id: credentials.bot_user_id,
-                    bot_id: credentials.bot_id,
-                },
-                self.watched.clone(),
-                &self.shared,
-            )),
+            Some(credentials) => Arc::new(
+                Workspace::new(
+                    Some(credentials.key.clone()),
+                    self.base.with_token(&credentials.bot_token),
+                    BotIdentity {
+                        user_id: credentials.bot_user_id,
+                        bot_id: credentials.bot_id,
+                    },
+                    self.watched.clone(),
+                    &self.shared,
+                )
+                .with_installer(credentials.installer_user_id),
+            ),
             None => match self.home.as_ref().filter(|home| serves(home, key)) {
                 Some(home) => home.clone(),
                 None => return Err(Unserved::NotInstalled(key.scope().to_string())),
@@ -672,6 +687,7 @@ mod tests {
             bot_token: "xoxb-secret-token".to_string(),
             bot_user_id: "U1".to_string(),
             bot_id: None,
+            installer_user_id: None,
         };
         assert!(!format!("{credentials:?}").contains("secret"));
     }

@@ -62,6 +62,18 @@ pub async fn harness_serving(
     installations: Option<std::sync::Arc<dyn slack::Installations>>,
     adjust: impl FnOnce(&mut SlackSettings),
 ) -> Harness {
+    harness_keeping(slack, installations, None, adjust).await
+}
+
+/// [`harness_serving`], keeping the workspaces' settings, report history and feedback
+/// in `data` (a database a test opened, shared by replicas or kept across a restart);
+/// with `None`, in a fresh SQLite database in memory.
+pub async fn harness_keeping(
+    slack: std::sync::Arc<FakeSlack>,
+    installations: Option<std::sync::Arc<dyn slack::Installations>>,
+    data: Option<std::sync::Arc<dyn sourcebot::install::workspace_data::WorkspaceData>>,
+    adjust: impl FnOnce(&mut SlackSettings),
+) -> Harness {
     sourcebot::verify::install_crypto_provider();
     let mut settings = SlackSettings::from_lookup(|name| match name {
         "SLACK_BOT_TOKEN" => Some("xoxb-test".into()),
@@ -77,7 +89,7 @@ pub async fn harness_serving(
     config.verify.allow_private = true;
     let metrics = sourcebot::metrics::Metrics::new();
     let state = Bot::state_from(&settings, &metrics).expect("state");
-    let bot = Bot::start_serving(&settings, config, metrics, state, installations)
+    let bot = Bot::start_with_data(&settings, config, metrics, state, installations, data)
         .await
         .expect("bot starts");
     let Transport::Http { signing_secret } = &settings.transport else {
@@ -160,13 +172,23 @@ impl Harness {
 
     /// Runs `/sources text` in [`CHANNEL`], answering to the response URL `response_id`.
     pub async fn command(&self, text: &str, response_id: &str) -> (u16, String, Duration) {
+        self.command_by("U1", text, response_id).await
+    }
+
+    /// [`Harness::command`] run by `user`.
+    pub async fn command_by(
+        &self,
+        user: &str,
+        text: &str,
+        response_id: &str,
+    ) -> (u16, String, Duration) {
         let body = serde_urlencoded::to_string([
             ("token", "x"),
             ("team_id", "T0001"),
             ("team_domain", "acme"),
             ("channel_id", CHANNEL),
             ("channel_name", "general"),
-            ("user_id", "U1"),
+            ("user_id", user),
             ("user_name", "ada"),
             ("command", "/sources"),
             ("text", text),

@@ -93,6 +93,8 @@ pub fn spawn_bench_serve(
         .env("SOURCEBOT_LISTEN", addr)
         .env("SOURCEBOT_VERIFY_ALLOW_PRIVATE", "1")
         .env("RUST_LOG", "warn")
+        // The workspace data in memory: no sourcebot.db left in the working directory.
+        .env("SOURCEBOT_DATABASE_URL", "sqlite::memory:")
         .envs(extra.iter().copied())
         .stdout(Stdio::null());
     ServeChild(
