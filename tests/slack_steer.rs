@@ -71,34 +71,43 @@ async fn bot(
     .await
 }
 
-/// The text and blocks of the `response_url` posts to `id`, waiting for `n`.
-async fn responses(h: &Harness, id: &str, n: usize) -> Vec<String> {
+/// Polls `probe` every 20 ms until it finds something, for at most [`WAIT`]; fails
+/// with `what` when it never does.
+async fn eventually<T, F, Fut>(what: &str, mut probe: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
     let deadline = Instant::now() + WAIT;
     loop {
+        if let Some(found) = probe().await {
+            return found;
+        }
+        assert!(Instant::now() < deadline, "waited in vain for {what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The text and blocks of the `response_url` posts to `id`, waiting for `n`.
+async fn responses(h: &Harness, id: &str, n: usize) -> Vec<String> {
+    eventually(&format!("{n} answers to {id}"), || async {
         let found: Vec<String> = h
             .slack
             .calls_to("response_url")
             .into_iter()
             .filter(|call| call.str("id") == Some(id))
             .map(|call| {
+                let blocks = call.param("blocks").map(Value::to_string);
                 format!(
                     "{} {}",
                     call.str("text").unwrap_or_default(),
-                    call.param("blocks")
-                        .map(Value::to_string)
-                        .unwrap_or_default()
+                    blocks.unwrap_or_default()
                 )
             })
             .collect();
-        if found.len() >= n || Instant::now() > deadline {
-            assert!(
-                found.len() >= n,
-                "{n} answers to {id} expected, got {found:?}"
-            );
-            return found;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+        (found.len() >= n).then_some(found)
+    })
+    .await
 }
 
 /// Runs `/sources text` as `user` and returns the answer posted to its response URL.
@@ -115,6 +124,17 @@ async fn assistant_answers(h: &Harness, channel: &str, ts: &str, text: &str) {
         .await;
 }
 
+/// U1 mentions the bot with `text` in `channel` at `ts` (the Events API delivery
+/// `event_id`).
+async fn mention(h: &Harness, event_id: &str, channel: &str, text: &str, ts: &str) {
+    h.event(
+        event_id,
+        app_mention_event(channel, "U1", text, ts, None),
+        &[],
+    )
+    .await;
+}
+
 /// The bot's own posts in `channel`, as stored.
 fn bot_posts(h: &Harness, channel: &str) -> Vec<Value> {
     h.slack
@@ -126,25 +146,17 @@ fn bot_posts(h: &Harness, channel: &str) -> Vec<Value> {
 
 /// Waits until the bot has `n` posts in `channel`.
 async fn wait_posts(h: &Harness, channel: &str, n: usize) -> Vec<Value> {
-    let deadline = Instant::now() + WAIT;
-    loop {
+    eventually(&format!("{n} posts in {channel}"), || async {
         let posts = bot_posts(h, channel);
-        if posts.len() >= n || Instant::now() > deadline {
-            assert!(
-                posts.len() >= n,
-                "{n} posts in {channel} expected, got {posts:?}"
-            );
-            return posts;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+        (posts.len() >= n).then_some(posts)
+    })
+    .await
 }
 
-/// Waits for the history to hold a report in `channel`: the bot records it once the
+/// Waits for the history to hold `reports` reports: the bot records each once its
 /// support check is done.
 async fn wait_recorded(h: &Harness, reports: u64) {
-    let deadline = Instant::now() + WAIT;
-    loop {
+    eventually(&format!("{reports} reports recorded"), || async {
         let lines = h
             .bot
             .hub()
@@ -152,16 +164,9 @@ async fn wait_recorded(h: &Harness, reports: u64) {
             .activity(TEAM_ID, 0)
             .await
             .expect("activity");
-        let total: u64 = lines.iter().map(|l| l.reports).sum();
-        if total >= reports || Instant::now() > deadline {
-            assert!(
-                total >= reports,
-                "{reports} reports expected, got {lines:?}"
-            );
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+        (lines.iter().map(|l| l.reports).sum::<u64>() >= reports).then_some(())
+    })
+    .await
 }
 
 /// The settings the workspace saved.
@@ -408,12 +413,7 @@ async fn feedback_is_recorded_counted_changed_explained_and_exported() {
     let h = bot(&slack, None, None).await;
     let page = site().await;
     let text = format!("<@{BOT_USER_ID}> {}", answer_text(&page));
-    h.event(
-        "EvF1",
-        app_mention_event(CHANNEL, "U1", &text, "1700006000.000100", None),
-        &[],
-    )
-    .await;
+    mention(&h, "EvF1", CHANNEL, &text, "1700006000.000100").await;
     let post = wait_posts(&h, CHANNEL, 1).await.remove(0);
     let ts = post["ts"].as_str().expect("ts").to_string();
     wait_recorded(&h, 1).await;
@@ -477,8 +477,7 @@ async fn feedback_is_recorded_counted_changed_explained_and_exported() {
     });
     let (status, body, _) = h.interaction(submission).await;
     assert_eq!((status, body.as_str()), (200, ""));
-    let deadline = Instant::now() + WAIT;
-    let line = loop {
+    let line = eventually("the modal's answer in the export", || async {
         let exported = h
             .bot
             .hub()
@@ -486,11 +485,11 @@ async fn feedback_is_recorded_counted_changed_explained_and_exported() {
             .export_feedback(0, Some(TEAM_ID))
             .await
             .expect("export");
-        if exported[0]["comment"].is_string() || Instant::now() > deadline {
-            break exported[0].clone();
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+        exported[0]["comment"]
+            .is_string()
+            .then(|| exported[0].clone())
+    })
+    .await;
     assert_eq!(line["vote"], "down");
     assert_eq!(line["wrong"], "claim_verdict");
     let kept: String = hostile.chars().take(3_000).collect();
@@ -522,12 +521,7 @@ async fn a_workspace_that_refuses_the_feedback_element_gets_buttons_and_it_is_re
     let h = bot(&slack, None, None).await;
     let page = site().await;
     let text = format!("<@{BOT_USER_ID}> {}", answer_text(&page));
-    h.event(
-        "EvR1",
-        app_mention_event(CHANNEL, "U1", &text, "1700007000.000100", None),
-        &[],
-    )
-    .await;
+    mention(&h, "EvR1", CHANNEL, &text, "1700007000.000100").await;
     let post = wait_posts(&h, CHANNEL, 1).await.remove(0);
     let footer = post["blocks"]
         .as_array()
@@ -543,12 +537,7 @@ async fn a_workspace_that_refuses_the_feedback_element_gets_buttons_and_it_is_re
     assert_eq!(attempts, 2, "the element, refused; then the buttons");
 
     // The next report goes with the buttons at once.
-    h.event(
-        "EvR2",
-        app_mention_event(CHANNEL, "U1", &text, "1700007100.000100", None),
-        &[],
-    )
-    .await;
+    mention(&h, "EvR2", CHANNEL, &text, "1700007100.000100").await;
     wait_posts(&h, CHANNEL, 2).await;
     assert_eq!(slack.calls_to("chat.postMessage").len(), 3);
     // …and a press of the plain 👍 button counts as one.
@@ -586,17 +575,12 @@ async fn open_home(h: &Harness, user: &str, event_id: &str) -> Value {
     .expect("fixture JSON");
     event["user"] = json!(user);
     h.event(event_id, event, &[]).await;
-    let deadline = Instant::now() + WAIT;
-    loop {
-        let views = h.slack.published_views();
-        if views.len() > before {
-            let (to, view) = views[before].clone();
-            assert_eq!(to, user);
-            return view;
-        }
-        assert!(Instant::now() < deadline, "no views.publish for {user}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let (to, view) = eventually(&format!("views.publish for {user}"), || async {
+        h.slack.published_views().get(before).cloned()
+    })
+    .await;
+    assert_eq!(to, user);
+    view
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -634,12 +618,7 @@ async fn the_app_home_counts_the_reports_posted_and_names_are_shown_escaped() {
     h.event("EvEvil", message_event("C0THIRD", &evil), &[])
         .await;
     let text = format!("<@{BOT_USER_ID}> {}", answer_text(&page));
-    h.event(
-        "EvH1",
-        app_mention_event("C0FOURTH", "U1", &text, "1700008300.000100", None),
-        &[],
-    )
-    .await;
+    mention(&h, "EvH1", "C0FOURTH", &text, "1700008300.000100").await;
     wait_recorded(&h, 4).await;
 
     let view = open_home(&h, "UADMIN", "EvH2").await;
@@ -670,14 +649,10 @@ async fn uninstalling_deletes_the_workspaces_settings_and_history() {
     assert_eq!(own(&h).await.watched.len(), 1);
     h.event("EvU1", json!({"type": "app_uninstalled"}), &[])
         .await;
-    let deadline = Instant::now() + WAIT;
-    while !own(&h).await.watched.is_empty() {
-        assert!(
-            Instant::now() < deadline,
-            "settings still kept after app_uninstalled"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    eventually("the settings deleted after app_uninstalled", || async {
+        own(&h).await.watched.is_empty().then_some(())
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -701,12 +676,7 @@ async fn a_workspaces_own_settings_shape_its_reports() {
         one.url("/ok"),
         two.url("/ok")
     );
-    h.event(
-        "EvS1",
-        app_mention_event(CHANNEL, "U1", &text, "1700009000.000100", None),
-        &[],
-    )
-    .await;
+    mention(&h, "EvS1", CHANNEL, &text, "1700009000.000100").await;
     let shown = slack.wait_for("chat.postEphemeral", 1, WAIT).await;
     assert_eq!(shown[0].str("user"), Some("U1"), "only the asker sees it");
     assert_eq!(shown[0].str("thread_ts"), Some("1700009000.000100"));

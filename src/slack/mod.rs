@@ -659,15 +659,9 @@ impl Bot {
         };
         // The links are up; now whether their pages say what the claims say, shown by
         // editing the same message (an edit notifies nobody).
-        if !whisper
-            && applied.support
-            && self
-                .pipeline
-                .check_support_with(&mut report, Some(&ws.permalinks), None)
-                .await
-                .is_some()
-        {
-            let updated = self.outgoing(&report, applied.sources_per_kind);
+        if whisper {
+            // Checked before it was shown.
+        } else if let Some(updated) = self.support_pass(ws, &mut report, &applied).await {
             if updated.blocks != outgoing.blocks || updated.mrkdwn != outgoing.mrkdwn {
                 // With a "Show evidence" button now that claims were checked against pages.
                 let updated = self.with_evidence(ws, &report, updated).await;
@@ -677,6 +671,24 @@ impl Bot {
         let (channel, ts) = delivered.location(&key);
         self.record_report(ws, &report, &key, channel, ts, &answered)
             .await;
+    }
+
+    /// Checks the claims of a report already shown against their pages, when the
+    /// workspace has claim support on; the report as it would now be shown, or `None`
+    /// when the check did not run.
+    async fn support_pass(
+        &self,
+        ws: &Workspace,
+        report: &mut crate::model::Report,
+        applied: &workspace_settings::Applied,
+    ) -> Option<api::Outgoing> {
+        if !applied.support {
+            return None;
+        }
+        self.pipeline
+            .check_support_with(report, Some(&ws.permalinks), None)
+            .await?;
+        Some(self.outgoing(report, applied.sources_per_kind))
     }
 
     /// The answer a subject names; `Ok(Err(why))` when there is none to check, with one

@@ -432,14 +432,7 @@ impl Bot {
                         };
                         ws.state.remember_reply(key, record.clone()).await;
                         // The links are up; then whether their pages say it, in place.
-                        if applied.support
-                            && self
-                                .pipeline
-                                .check_support_with(&mut report, Some(&ws.permalinks), None)
-                                .await
-                                .is_some()
-                        {
-                            let updated = self.outgoing(&report, applied.sources_per_kind);
+                        if let Some(updated) = self.support_pass(ws, &mut report, &applied).await {
                             let updated_digest = shown_digest(&updated);
                             if updated_digest != shown {
                                 let updated = self.with_evidence(ws, &report, updated).await;
