@@ -230,15 +230,17 @@ async fn an_admin_watches_and_unwatches_and_a_member_is_refused() {
     );
 }
 
+/// A JSON fixture from `tests/data/slack/`.
+fn fixture(path: &str) -> Value {
+    let path = format!("{}/tests/data/slack/{path}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
 /// The settings modal's submission as Slack sends it (Slack's reference shape), from
 /// `user`, choosing only `channels`.
 fn settings_submission(user: &str, channels: &[&str]) -> Value {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/slack/view_submission.json"
-    ))
-    .expect("fixture");
-    let mut payload: Value = serde_json::from_str(&text).expect("fixture JSON");
+    let mut payload = fixture("view_submission.json");
     payload["team"]["id"] = json!(TEAM_ID);
     payload["user"]["id"] = json!(user);
     payload["trigger_id"] = json!(trigger_id());
@@ -367,12 +369,7 @@ fn feedback_press(
     value: &str,
     id: &str,
 ) -> Value {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/slack/block_actions_feedback_buttons.json"
-    ))
-    .expect("fixture");
-    let mut payload: Value = serde_json::from_str(&text).expect("fixture JSON");
+    let mut payload = fixture("block_actions_feedback_buttons.json");
     payload["team"]["id"] = json!(TEAM_ID);
     payload["user"]["id"] = json!(user);
     payload["channel"]["id"] = json!(channel);
@@ -565,14 +562,7 @@ async fn a_workspace_that_refuses_the_feedback_element_gets_buttons_and_it_is_re
 /// Opens the App Home as `user` and returns the view published for them.
 async fn open_home(h: &Harness, user: &str, event_id: &str) -> Value {
     let before = h.slack.published_views().len();
-    let mut event: Value = serde_json::from_str(
-        &std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/slack/events/app_home_opened.json"
-        ))
-        .expect("fixture"),
-    )
-    .expect("fixture JSON");
+    let mut event = fixture("events/app_home_opened.json");
     event["user"] = json!(user);
     h.event(event_id, event, &[]).await;
     let (to, view) = eventually(&format!("views.publish for {user}"), || async {
