@@ -200,7 +200,48 @@ pub(crate) fn block_text_lengths(
                 Err(BlockLimitError::Actions(index))
             }
         }
+        // Slack's AI-response footer: 1–5 feedback or icon buttons, no text to count.
+        Some("context_actions") => {
+            let elements = block
+                .get("elements")
+                .and_then(Value::as_array)
+                .filter(|e| (1..=MAX_CONTEXT_ACTIONS).contains(&e.len()))
+                .ok_or(BlockLimitError::Actions(index))?;
+            if elements.iter().all(valid_context_action) {
+                Ok(Vec::new())
+            } else {
+                Err(BlockLimitError::Actions(index))
+            }
+        }
         _ => Err(BlockLimitError::Malformed(index)),
+    }
+}
+
+/// Elements of a `context_actions` block, at most.
+const MAX_CONTEXT_ACTIONS: usize = 5;
+
+/// Whether `element` is a `feedback_buttons` element Slack takes (both buttons with
+/// plain text of 1–75 characters and a value of at most 2,000) or an `icon_button`.
+fn valid_context_action(element: &Value) -> bool {
+    let valid_half = |half: &Value| {
+        let text = half
+            .pointer("/text/text")
+            .and_then(Value::as_str)
+            .map(text_len);
+        half.pointer("/text/type").and_then(Value::as_str) == Some("plain_text")
+            && text.is_some_and(|n| (1..=MAX_BUTTON_TEXT).contains(&n))
+            && half
+                .get("value")
+                .and_then(Value::as_str)
+                .is_some_and(|v| text_len(v) <= MAX_BUTTON_VALUE)
+    };
+    match element.get("type").and_then(Value::as_str) {
+        Some("feedback_buttons") => {
+            element.get("positive_button").is_some_and(valid_half)
+                && element.get("negative_button").is_some_and(valid_half)
+        }
+        Some("icon_button") => element.get("icon").is_some(),
+        _ => false,
     }
 }
 

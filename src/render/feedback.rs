@@ -297,6 +297,22 @@ mod tests {
     }
 
     #[test]
+    fn the_feedback_block_is_within_limits_and_a_broken_one_is_not() {
+        let message = BlockMessage {
+            text: "Sources".into(),
+            blocks: vec![feedback_block(KEY)],
+        };
+        assert_eq!(check_limits(&message), Ok(()));
+        let mut broken = feedback_block(KEY);
+        broken["elements"][0]["positive_button"]["text"]["text"] = json!("");
+        let message = BlockMessage {
+            text: "Sources".into(),
+            blocks: vec![broken],
+        };
+        assert!(check_limits(&message).is_err());
+    }
+
+    #[test]
     fn the_fallback_block_is_within_limits() {
         let message = BlockMessage {
             text: "Sources".into(),
