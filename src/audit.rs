@@ -19,10 +19,11 @@
 use crate::collect::input::{parse_answer_owned, read_limited, FormatHint, InputError};
 use crate::collect::CollectOptions;
 use crate::model::{Origin, Report, Source, VerdictClass, VerdictCounts};
+use crate::pipeline::Pipeline;
 use crate::render::escape::clean_text;
 use crate::score::search::DEFAULT_CREDIBILITY_THRESHOLD;
 use crate::score::Scorer;
-use crate::verify::{Progress, Verifier};
+use crate::verify::Progress;
 use serde::Serialize;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -374,8 +375,7 @@ fn ratio(part: usize, whole: usize) -> f64 {
 pub async fn audit_files(
     files: &[PathBuf],
     options: &AuditOptions,
-    verifier: Option<&Verifier>,
-    scorer: &Scorer,
+    pipeline: &Pipeline,
     progress: Option<&AuditProgress>,
 ) -> Result<AuditReport, AuditError> {
     if !(0.0..=1.0).contains(&options.threshold) {
@@ -413,14 +413,11 @@ pub async fn audit_files(
                 Err(error) => tally.add_error(error),
             }
         }
-        if let Some(verifier) = verifier {
-            verifier
-                .verify_reports(&mut reports, progress.map(|p| &p.links))
-                .await;
-        }
-        for mut report in reports {
-            scorer.score_report(&mut report);
-            tally_report(&mut tally, &report, options.threshold, scorer);
+        pipeline
+            .verify_and_score_all(&mut reports, progress.map(|p| &p.links))
+            .await;
+        for report in &reports {
+            tally_report(&mut tally, report, options.threshold, pipeline.scorer());
         }
         if let Some(progress) = progress {
             progress
@@ -428,7 +425,7 @@ pub async fn audit_files(
                 .fetch_add(chunk.len(), Ordering::Relaxed);
         }
     }
-    Ok(tally.finish(verifier.is_some()))
+    Ok(tally.finish(pipeline.verifies()))
 }
 
 /// Reads, parses and collects one file; the report's origin is the file.
@@ -867,15 +864,10 @@ mod tests {
         let mut files =
             find_files(&[dir.path().join("*").to_string_lossy().into_owned()]).expect("files");
         files.sort();
-        let report = audit_files(
-            &files,
-            &AuditOptions::default(),
-            None,
-            &Scorer::default(),
-            None,
-        )
-        .await
-        .expect("audit");
+        let pipeline = Pipeline::builder().verify(false).build().expect("pipeline");
+        let report = audit_files(&files, &AuditOptions::default(), &pipeline, None)
+            .await
+            .expect("audit");
         let m = &report.metrics;
         // a.json: 4 citations, 3 with URL (census ×2 at 0.9, reddit at 0.35);
         // b.md: [1] the Book (0.9) and [2] dangling, without URL.

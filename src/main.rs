@@ -15,11 +15,11 @@ use sourcebot::install::{
 };
 use sourcebot::metrics::Metrics;
 use sourcebot::model::{Answer, Origin, Report};
+use sourcebot::pipeline::Pipeline;
 use sourcebot::render;
-use sourcebot::score::Scorer;
 use sourcebot::slack::api::{CallError, SlackApi};
 use sourcebot::slack::{self, Bot, SlackSettings, Transport};
-use sourcebot::verify::{Progress, Verifier};
+use sourcebot::verify::Progress;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
@@ -319,7 +319,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check(args, config).map(|()| ExitCode::SUCCESS),
         Command::Serve => serve(config).map(|()| ExitCode::SUCCESS),
         Command::Audit(args) => audit(args, config),
-        Command::Support(args) => support(args),
+        Command::Support(args) => support(args, config),
         Command::Feedback(FeedbackCommand::Export(args)) => {
             feedback_export(args).map(|()| ExitCode::SUCCESS)
         }
@@ -367,23 +367,7 @@ fn check(args: CheckArgs, mut config: Config) -> anyhow::Result<()> {
     let mut answer = parse_answer_owned(bytes, hint, config.max_input_bytes)
         .map_err(|e| input_error(&name, e))?;
     answer.origin = origin;
-    let mut report = if args.links.no_verify {
-        sourcebot::check_with(
-            &answer,
-            &config.collect,
-            &Scorer::from_settings(&config.score),
-        )
-    } else {
-        check_and_verify(&answer, &config)?
-    };
-    if config.classify_with_model {
-        let scorer = Scorer::from_settings(&config.score);
-        runtime()?.block_on(sourcebot::pipeline::classify_claims_with_model(
-            &config,
-            &scorer,
-            &mut report,
-        ));
-    }
+    let report = check_answer(&answer, &config, !args.links.no_verify)?;
     let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let output = match format {
         Format::Text | Format::SlackMessage if args.evidence => format!(
@@ -409,44 +393,41 @@ fn check(args: CheckArgs, mut config: Config) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Runs the pipeline with link checking on a runtime of its own, showing a progress
-/// line on a terminal when checking takes more than half a second.
-fn check_and_verify(answer: &Answer, config: &Config) -> anyhow::Result<Report> {
+/// Runs `answer` through the one pipeline on a runtime of its own: its links probed
+/// when `verify` (a progress line on a terminal when that takes more than half a
+/// second), then its cited pages read when the support check is on.
+fn check_answer(answer: &Answer, config: &Config, verify: bool) -> anyhow::Result<Report> {
     runtime()?.block_on(async {
-        let verifier = verifier(config)?;
+        let pipeline = pipeline(config, verify)?;
         let progress = Arc::new(Progress::new());
         let counts = progress.clone();
         let bar = progress_line("checking links {bar:30} {pos}/{len} {elapsed}", move || {
             (counts.done(), counts.total(), String::new())
         });
-        let scorer = Scorer::from_settings(&config.score);
-        let report = sourcebot::check_and_verify(
-            answer,
-            &config.collect,
-            &verifier,
-            &scorer,
-            Some(&progress),
-        )
-        .await;
+        let mut report = pipeline
+            .check_with_progress(answer, verify, Some(&progress))
+            .await;
         end_progress_line(bar).await;
-        let mut report = report;
-        if report.verification.performed {
-            if let Some(judges) = sourcebot::pipeline::support_judges(config, None, None) {
-                let bar = progress_line("reading cited pages {elapsed}", || (0, 0, String::new()));
-                sourcebot::support::check::check_support(
-                    &mut report,
-                    &verifier,
-                    None,
-                    &judges,
-                    &config.support,
-                )
-                .await;
-                scorer.score_report(&mut report);
-                end_progress_line(bar).await;
-            }
+        if pipeline.checks_support() && report.verification.performed {
+            let bar = progress_line("reading cited pages {elapsed}", || (0, 0, String::new()));
+            pipeline.check_support(&mut report).await;
+            end_progress_line(bar).await;
         }
         Ok(report)
     })
+}
+
+/// The pipeline `check` and `audit` run: `config`'s, probing links when `verify` (Slack
+/// permalinks and files through `SLACK_BOT_TOKEN` when it is set, internal products
+/// through their credentials).
+fn pipeline(config: &Config, verify: bool) -> anyhow::Result<Pipeline> {
+    let mut builder = Pipeline::builder().config(config.clone()).verify(verify);
+    if verify {
+        if let Some(slack) = slack_checker()? {
+            builder = builder.internal_checker(slack);
+        }
+    }
+    builder.build().context("cannot check links")
 }
 
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
@@ -454,16 +435,6 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")
-}
-
-fn verifier(config: &Config) -> anyhow::Result<Verifier> {
-    let mut builder = Verifier::builder().settings(config.verify.clone());
-    let products = sourcebot::products::checker(&config.products, &config.verify, None);
-    let slack = slack_checker()?;
-    if let Some(checker) = sourcebot::verify::Checkers::chain(slack.as_ref(), products.as_ref()) {
-        builder = builder.internal_checker(checker);
-    }
-    builder.build().context("cannot check links")
 }
 
 /// With `SLACK_BOT_TOKEN` set, `check` and `audit` check Slack permalinks and files
@@ -501,13 +472,8 @@ fn audit(args: AuditArgs, mut config: Config) -> anyhow::Result<ExitCode> {
         max_input_bytes: config.max_input_bytes,
         collect: config.collect.clone(),
     };
-    let scorer = Scorer::from_settings(&config.score);
     let report = runtime()?.block_on(async {
-        let verifier = if args.links.no_verify {
-            None
-        } else {
-            Some(verifier(&config)?)
-        };
+        let pipeline = pipeline(&config, !args.links.no_verify)?;
         let progress = Arc::new(audit::AuditProgress::default());
         let counts = progress.clone();
         let bar = progress_line(
@@ -528,14 +494,7 @@ fn audit(args: AuditArgs, mut config: Config) -> anyhow::Result<ExitCode> {
                 )
             },
         );
-        let report = audit::audit_files(
-            &files,
-            &options,
-            verifier.as_ref(),
-            &scorer,
-            Some(&progress),
-        )
-        .await;
+        let report = audit::audit_files(&files, &options, &pipeline, Some(&progress)).await;
         end_progress_line(bar).await;
         report.map_err(|e| anyhow::Error::new(UsageError(e.to_string())))
     })?;
@@ -887,8 +846,9 @@ fn input_error(name: &str, error: InputError) -> anyhow::Error {
 }
 
 /// `sourcebot support FILE`: scores every line, reporting bad ones on standard error.
-fn support(args: SupportArgs) -> anyhow::Result<ExitCode> {
-    let scorer = sourcebot::support::SupportScorer::builtin()?;
+fn support(args: SupportArgs, config: Config) -> anyhow::Result<ExitCode> {
+    // The pipeline's own scorer; no link is probed.
+    let pipeline = Pipeline::builder().config(config).verify(false).build()?;
     let stdout = std::io::stdout();
     let mut output = std::io::BufWriter::new(stdout.lock());
     let name = if args.file == "-" {
@@ -901,12 +861,12 @@ fn support(args: SupportArgs) -> anyhow::Result<ExitCode> {
     };
     let summary = if args.file == "-" {
         let stdin = std::io::stdin();
-        sourcebot::support::jsonl::score_lines(&scorer, &mut stdin.lock(), &mut output, &mut report)
+        pipeline.score_support_lines(&mut stdin.lock(), &mut output, &mut report)
     } else {
         let file = std::fs::File::open(&args.file)
             .with_context(|| format!("{}: cannot open", args.file))?;
         let mut input = std::io::BufReader::new(file);
-        sourcebot::support::jsonl::score_lines(&scorer, &mut input, &mut output, &mut report)
+        pipeline.score_support_lines(&mut input, &mut output, &mut report)
     }
     .with_context(|| format!("{name}: cannot read or write"))?;
     Ok(if summary.failed == 0 {

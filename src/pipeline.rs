@@ -18,6 +18,17 @@ use crate::support::SupportScorer;
 use crate::verify::{InternalChecker, Progress, Verifier, VerifyError};
 use std::sync::Arc;
 
+/// Why [`Pipeline::score_support_lines`] stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum SupportLinesError {
+    /// The built-in scorer's model could not be loaded.
+    #[error("cannot load the support scorer: {0}")]
+    Scorer(crate::support::model::ModelError),
+    /// Reading or writing failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
 /// Collect, verify, score and render, with one set of settings.
 #[derive(Debug)]
 pub struct Pipeline {
@@ -275,6 +286,41 @@ impl Pipeline {
     /// Whether links are probed.
     pub fn verifies(&self) -> bool {
         self.verifier.is_some()
+    }
+
+    /// The scorer reports are scored with.
+    pub fn scorer(&self) -> &Scorer {
+        &self.scorer
+    }
+
+    /// The second half of a check for many [`Pipeline::collect`]ed reports at once (an
+    /// audit): their links probed together (when the pipeline probes links), shared
+    /// links once, `progress` counting them; then each report classified and scored.
+    pub async fn verify_and_score_all(&self, reports: &mut [Report], progress: Option<&Progress>) {
+        if let Some(verifier) = &self.verifier {
+            verifier.verify_reports(reports, progress).await;
+        }
+        for report in reports.iter_mut() {
+            self.classify_with_model(report).await;
+            self.scorer.score_report(report);
+        }
+    }
+
+    /// Judges claim and evidence lines (`sourcebot support`: JSON Lines in, each line
+    /// out with its support, verdict, quote and missing words) with the built-in
+    /// support scorer the support check uses (loaded on its own when the check is off).
+    pub fn score_support_lines(
+        &self,
+        input: &mut impl std::io::BufRead,
+        output: &mut impl std::io::Write,
+        on_error: &mut impl FnMut(&crate::support::jsonl::LineError),
+    ) -> Result<crate::support::jsonl::Summary, SupportLinesError> {
+        let builtin = match &self.support {
+            Some(judges) => judges.builtin.clone(),
+            None => Arc::new(SupportScorer::builtin().map_err(SupportLinesError::Scorer)?),
+        };
+        crate::support::jsonl::score_lines(&builtin, input, output, on_error)
+            .map_err(SupportLinesError::Io)
     }
 
     /// Reads `bytes` (Markdown, mrkdwn, text, or any JSON answer shape) into an

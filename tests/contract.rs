@@ -216,15 +216,13 @@ async fn audit_field_names_are_stable() {
     .expect("write");
     std::fs::write(dir.path().join("broken.json"), "{").expect("write");
     let files = find_files(&[dir.path().to_string_lossy().into_owned()]).expect("files");
-    let report = audit_files(
-        &files,
-        &AuditOptions::default(),
-        None,
-        &sourcebot::score::Scorer::default(),
-        None,
-    )
-    .await
-    .expect("audit");
+    let pipeline = sourcebot::pipeline::Pipeline::builder()
+        .verify(false)
+        .build()
+        .expect("pipeline");
+    let report = audit_files(&files, &AuditOptions::default(), &pipeline, None)
+        .await
+        .expect("audit");
     let value = serde_json::to_value(&report).expect("json");
     let mut paths = BTreeSet::new();
     key_paths(&value, "", &mut paths);
