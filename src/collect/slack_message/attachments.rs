@@ -14,7 +14,8 @@
 //! that link ([`crate::model::LinkTitle`]). Only when the message shows the link nowhere
 //! else is the preview itself the citation.
 
-use super::blocks::{array_field, read_blocks, string_field, Context};
+use super::blocks::{read_blocks, string_field};
+use super::context::{array_field, Context};
 use super::doc::Path;
 use super::SkipReason;
 use crate::collect::{canon, scan};

@@ -12,7 +12,7 @@
 //! workspace's plan (`mode: hidden_by_limit`), both without a permalink — has nothing to
 //! click: it is noted as [`SkipReason::Unavailable`], not read.
 
-use super::blocks::Context;
+use super::context::Context;
 use super::doc::Path;
 use super::SkipReason;
 use serde_json::Value;

@@ -25,6 +25,7 @@
 
 pub mod attachments;
 pub mod blocks;
+pub mod context;
 pub mod doc;
 pub mod files;
 pub mod lenient;
@@ -257,7 +258,7 @@ pub fn read_message(message: &Value, options: &ReadOptions) -> MessageRead {
         return finish(doc, &meta);
     }
     let root = Path::Root;
-    let mut context = blocks::Context {
+    let mut context = context::Context {
         doc: &mut doc,
         omit_user: options.omit_mention_of.as_deref(),
     };
@@ -297,7 +298,7 @@ pub fn read_message(message: &Value, options: &ReadOptions) -> MessageRead {
 
 /// `text`, read when the message has no readable blocks.
 fn read_fallback_text(
-    context: &mut blocks::Context<'_>,
+    context: &mut context::Context<'_>,
     object: &Map<String, Value>,
     root: &Path<'_>,
 ) {

@@ -7,7 +7,7 @@
 //! is fenced, so a link inside it is an example, not a citation; mentions read as
 //! `@U…` and `#C…`; emoji as their character when Slack gives it.
 
-use super::blocks::{array_field, Context};
+use super::context::{array_field, Context};
 use super::doc::{code_span, link_markup, Path};
 use super::SkipReason;
 use serde_json::{Map, Value};
