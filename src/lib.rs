@@ -51,6 +51,7 @@
 
 pub mod api;
 pub mod audit;
+pub mod calendar;
 pub mod collect;
 pub mod config;
 pub mod install;

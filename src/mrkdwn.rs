@@ -234,7 +234,7 @@ pub fn format_slack_date(timestamp: i64, format: &str) -> String {
     let timestamp = timestamp.clamp(-MAX_DATE_SECONDS, MAX_DATE_SECONDS);
     let days = timestamp.div_euclid(86_400);
     let seconds = timestamp.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
+    let (year, month, day) = crate::calendar::civil_from_days(days);
     let month_name = MONTHS[(month - 1) as usize];
     let weekday = WEEKDAYS[(days + 4).rem_euclid(7) as usize];
     let ordinal = format!("{day}{}", ordinal_suffix(day));
@@ -283,26 +283,6 @@ fn ordinal_suffix(day: u32) -> &'static str {
         (3, _) => "rd",
         _ => "th",
     }
-}
-
-/// Year, month (1–12) and day (1–31) of a count of days since 1970-01-01 in the
-/// proleptic Gregorian calendar (Howard Hinnant's `civil_from_days`).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z.rem_euclid(146_097);
-    let year_of_era =
-        (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let shifted_month = (5 * day_of_year + 2) / 153;
-    let day = (day_of_year - (153 * shifted_month + 2) / 5 + 1) as u32;
-    let month = if shifted_month < 10 {
-        shifted_month + 3
-    } else {
-        shifted_month - 9
-    } as u32;
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 /// Reads the content of a `<…>` sequence (without the brackets).

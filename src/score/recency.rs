@@ -108,19 +108,7 @@ pub fn year_of(now: SystemTime) -> i64 {
         Ok(since) => (since.as_secs() / DAY) as i64,
         Err(before) => -((before.duration().as_secs() / DAY) as i64) - 1,
     };
-    civil_year(days)
-}
-
-/// The year of the day `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`).
-fn civil_year(days: i64) -> i64 {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    yoe + era * 400 + i64::from(month <= 2)
+    crate::calendar::civil_from_days(days).0
 }
 
 /// Sets every claim's [`Claim::stale_sources`]: for a time-sensitive claim, the cited
