@@ -1,7 +1,7 @@
 //! Speed of collect and render: over the DeepResearch Bench corpus (when
 //! ../shared/corpora is present), over a 1 MB synthetic answer with 10,000 links, and a
 //! 100 KB answer collected and rendered end to end, and a 50-block Slack answer read as
-//! a person sees it. Targets (README): collect ≥ 100 MB/s of answer text on one core; a
+//! a person sees it. Targets (docs/speed.md): collect ≥ 100 MB/s of answer text on one core; a
 //! 100 KB answer collected and rendered in under 1 ms; a 50-block Slack message read in
 //! under 1 ms.
 //!

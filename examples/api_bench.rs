@@ -25,7 +25,7 @@
 //! the server's CPU seconds (utime + stime from /proc/<pid>/stat) and peak RSS (VmHWM
 //! from /proc/<pid>/status). The load generator runs on a tokio runtime of 2 worker
 //! threads and shares the machine with the server: its own CPU time is printed too. At
-//! the end: the command and a summary block to paste into the README. The duration of
+//! the end: the command and a summary block to paste into docs/speed.md. The duration of
 //! each phase in seconds is the first argument (default 10):
 //!
 //! ```text
@@ -285,7 +285,7 @@ async fn main() {
     println!();
     println!("command: {command}");
     println!();
-    println!("summary (for the README):");
+    println!("summary (for docs/speed.md):");
     println!("```text");
     println!(
         "POST /v1/check, {}-byte Markdown answer with {} links, {CLIENTS} keep-alive clients, {secs} s per phase,",

@@ -418,7 +418,7 @@ fn support_on_a_missing_file_says_so() {
 
 /// The shipped model, through the command, on ExpertQA's random split (it was fitted on
 /// WiCE, never on ExpertQA): a little better than chance and the one-line rule (0.517),
-/// as the README reports (0.535). ExpertQA's experts judged chosen passages, not pages, and
+/// as docs/support.md reports (0.534). ExpertQA's experts judged chosen passages, not pages, and
 /// called most claims supported whatever the overlap: words tell little there.
 #[test]
 fn support_agrees_with_experts_on_the_held_out_split() {

@@ -1,4 +1,4 @@
-//! Claim support on real claims judged by others, held to the figures the README prints
+//! Claim support on real claims judged by others, held to the figures docs/support.md prints
 //! (`cargo run --release --example support_fit` prints them all): on WiCE's development
 //! split (Wikipedia sentences judged against the whole article they cite), `missing`
 //! lists words the annotators marked unsupported with precision ≥ 0.85 and finds at

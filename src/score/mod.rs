@@ -62,7 +62,7 @@ impl Default for ScoreSettings {
 ///
 /// The tiers stay the default: on questions it was not fitted on, the model separated
 /// reliable from unreliable sources no better than the tiers beyond the noise of the
-/// data (see the README), and it moves scores by under 0.01 — not enough to earn a
+/// data (see docs/credibility.md), and it moves scores by under 0.01 — not enough to earn a
 /// change that would move audit thresholds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum CredibilityMethod {

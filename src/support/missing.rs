@@ -8,7 +8,7 @@
 //! see at a glance what to look for. Plain content words ("dedicated", "founder") are
 //! not listed: on WiCE's annotated claims a missing plain word is the unsupported part
 //! only about half of the time (paraphrase), against nearly nine times in ten for
-//! numbers, dates and names (the README has the figures).
+//! numbers, dates and names (docs/support.md has the figures).
 //!
 //! The page is matched as a reader would match it:
 //! - numbers in their usual spellings: `1,200` = `1200` = `1.2k` = `1.2 thousand`;

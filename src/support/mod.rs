@@ -6,7 +6,7 @@
 //! from 0 to 1, a [`SupportVerdict`], and the passage that best supports the claim.
 //!
 //! It runs offline, with nothing to download; what "supported" means and how often the
-//! scorer agrees with experts is in the README ("Does the source say it?").
+//! scorer agrees with experts is in docs/support.md ("Does the source say it?").
 
 pub mod check;
 pub mod features;
@@ -206,7 +206,7 @@ mod tests {
             SupportVerdict::Supported,
             "{reordered:?}"
         );
-        // The limit the README states: the same meaning in other words is not seen.
+        // The limit docs/support.md states: the same meaning in other words is not seen.
         let other_words = scorer.score("Shipping new code is paused at week's end.", &[page]);
         assert_ne!(
             other_words.verdict,

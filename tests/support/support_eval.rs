@@ -1,5 +1,5 @@
 //! The support scorer's evaluation, shared by `examples/support_fit.rs` (which fits
-//! and prints the README's figures) and `tests/support_corpus.rs` (which holds them):
+//! and prints the figures of docs/support.md) and `tests/support_corpus.rs` (which holds them):
 //! loading ExpertQA and WiCE, measuring claims, fitting with both cut-offs, scoring
 //! verdicts against labels, the one-line rule, cross-validation, and `missing` against
 //! WiCE's annotated words. What the figures mean: the example's opening comment.
