@@ -1,7 +1,7 @@
-//! What every reader of a Slack message's parts shares: the writer ([`Doc`]) with its
+//! What every reader of a Slack message's parts shares: the writer (`Doc`) with its
 //! budget, the user whose mentions are left out, and the walk over arrays that counts
 //! each item against the budget and notes a field of the wrong type. The block, rich
-//! text, attachment and file readers all take a [`Context`]; it depends on none of them.
+//! text, attachment and file readers all take a `Context`; it depends on none of them.
 
 use super::doc::{Doc, Path};
 use super::SkipReason;

@@ -25,7 +25,7 @@
 
 pub mod attachments;
 pub mod blocks;
-pub mod context;
+mod context;
 pub mod doc;
 pub mod files;
 pub mod lenient;
