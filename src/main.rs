@@ -606,7 +606,7 @@ fn serve(config: Config) -> anyhow::Result<()> {
         let listener = tokio::net::TcpListener::bind(settings.listen)
             .await
             .with_context(|| format!("cannot listen on {}", settings.listen))?;
-        let gate = api::Gate::new(metrics.clone());
+        let gate = api::Gate::new(metrics.clone()).with_api(api_settings.clone());
         let app = gate.router();
         let http = tokio::spawn(async move {
             axum::serve(listener, app)

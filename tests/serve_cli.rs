@@ -326,3 +326,69 @@ async fn the_answer_api_is_served_beside_slack_when_a_token_is_set() {
         "{metrics}"
     );
 }
+
+/// Issue 28, first part: while Slack cannot be reached, a `/v1` request without a
+/// token or with a wrong one is 401, not "signing in" — who asks is decided first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_api_authenticates_first_while_slack_is_unreachable() {
+    sourcebot::verify::install_crypto_provider();
+    let slack = FakeSlack::start().await;
+    slack.fail_next("auth.test", Failure::ServerError, 1_000);
+    let port = free_port();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let token = "a-long-random-api-token-for-this-test-0123456789";
+    let mut cmd = serve_signed_in(
+        dir.path(),
+        &slack,
+        format!("127.0.0.1:{port}"),
+        &[("SOURCEBOT_API_TOKEN", token.to_string())],
+    );
+    cmd.stdout(Stdio::null()).stderr(Stdio::null());
+    let _running = ServeChild(cmd.spawn().expect("spawn"));
+    let client = loopback_client();
+    let url = format!("http://127.0.0.1:{port}/v1/check");
+    let ask = |bearer: Option<&'static str>| {
+        let mut request = client
+            .post(&url)
+            .header("content-type", "text/markdown")
+            .body("Rust is fast [1].\n\n[1] https://www.rust-lang.org/");
+        if let Some(bearer) = bearer {
+            request = request.header("authorization", format!("Bearer {bearer}"));
+        }
+        request.send()
+    };
+    // Slack has been asked and refused: the gate stays closed.
+    slack
+        .wait_for("auth.test", 1, Duration::from_secs(10))
+        .await;
+    let started = Instant::now();
+    let answered = loop {
+        if let Ok(response) = ask(None).await {
+            break response;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "never listened"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(answered.status().as_u16(), 401, "no token");
+    let body: serde_json::Value =
+        serde_json::from_str(&answered.text().await.expect("body")).expect("JSON error");
+    assert_eq!(body["error"]["code"], "unauthorized", "{body}");
+    let wrong = ask(Some("not-the-token")).await.expect("request");
+    assert_eq!(wrong.status().as_u16(), 401, "a wrong token");
+    let right = client
+        .post(&url)
+        .header("authorization", format!("Bearer {token}"))
+        .header("content-type", "text/markdown")
+        .body("Rust is fast.")
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(
+        right.status().as_u16(),
+        503,
+        "a good token waits for the sign-in, for now"
+    );
+}

@@ -95,6 +95,9 @@ pub struct Gate {
     app: Arc<std::sync::RwLock<Option<Router>>>,
     last_error: Arc<std::sync::Mutex<Option<String>>>,
     metrics: Arc<Metrics>,
+    /// The answer API's settings: a `/v1` request is authenticated first, even while
+    /// the gate is closed.
+    api: Arc<ApiSettings>,
 }
 
 impl Gate {
@@ -104,7 +107,15 @@ impl Gate {
             app: Arc::new(std::sync::RwLock::new(None)),
             last_error: Arc::new(std::sync::Mutex::new(None)),
             metrics,
+            api: Arc::new(ApiSettings::default()),
         }
+    }
+
+    /// This gate, authenticating `/v1` requests with `api` while it is closed: a
+    /// missing or wrong token is 401 (the API off, 404) whatever else is down.
+    pub fn with_api(mut self, api: ApiSettings) -> Gate {
+        self.api = Arc::new(api);
+        self
     }
 
     /// From now on every request goes to `app`.
@@ -165,13 +176,21 @@ impl Gate {
                         move || async move { metrics_response(&metrics) }
                     }),
                 )
-                .fallback(|| async {
-                    ApiError::new(
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        "starting",
-                        "sourcebot is signing in to Slack; try again shortly",
-                    )
-                    .retry_after(5)
+                .fallback({
+                    let api = self.api.clone();
+                    move |uri: axum::http::Uri, headers: HeaderMap| async move {
+                        if uri.path().starts_with("/v1/") {
+                            if let Err(refused) = authenticate(&api, &headers) {
+                                return refused;
+                            }
+                        }
+                        ApiError::new(
+                            StatusCode::SERVICE_UNAVAILABLE,
+                            "starting",
+                            "sourcebot is signing in to Slack; try again shortly",
+                        )
+                        .retry_after(5)
+                    }
                 }),
             metrics,
         )
@@ -350,37 +369,7 @@ async fn admit<'a>(
     state: &'a ApiState,
     headers: &HeaderMap,
 ) -> Result<tokio::sync::SemaphorePermit<'a>, ApiError> {
-    if !state.settings.enabled() {
-        return Err(ApiError::new(
-            StatusCode::NOT_FOUND,
-            "api_disabled",
-            format!("the answer API is off: set {API_TOKEN} to turn it on"),
-        ));
-    }
-    let token = bearer(headers).ok_or_else(|| {
-        ApiError::new(
-            StatusCode::UNAUTHORIZED,
-            "unauthorized",
-            "send the token as `Authorization: Bearer <token>`",
-        )
-    })?;
-    let index = state
-        .settings
-        .tokens
-        .iter()
-        .map(|known| known.as_bytes().ct_eq(token.as_bytes()))
-        .enumerate()
-        .fold(
-            None,
-            |found, (i, equal)| {
-                if bool::from(equal) {
-                    Some(i)
-                } else {
-                    found
-                }
-            },
-        )
-        .ok_or_else(|| ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", "unknown token"))?;
+    let index = authenticate(&state.settings, headers)?;
     if let Err(not_until) = state.limiter.check_key(&index) {
         let wait = not_until.wait_time_from(DefaultClock::default().now());
         return Err(ApiError::new(
@@ -403,6 +392,43 @@ async fn admit<'a>(
         )
         .retry_after(1)
     })
+}
+
+/// Who a `/v1` request is, decided before anything else (and before Slack or any
+/// other part is asked whether it is up): the index of its token among `settings`'
+/// tokens, compared in constant time; 404 when the API is off, 401 without a token or
+/// with one that is not known.
+fn authenticate(settings: &ApiSettings, headers: &HeaderMap) -> Result<usize, ApiError> {
+    if !settings.enabled() {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "api_disabled",
+            format!("the answer API is off: set {API_TOKEN} to turn it on"),
+        ));
+    }
+    let token = bearer(headers).ok_or_else(|| {
+        ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "send the token as `Authorization: Bearer <token>`",
+        )
+    })?;
+    settings
+        .tokens
+        .iter()
+        .map(|known| known.as_bytes().ct_eq(token.as_bytes()))
+        .enumerate()
+        .fold(
+            None,
+            |found, (i, equal)| {
+                if bool::from(equal) {
+                    Some(i)
+                } else {
+                    found
+                }
+            },
+        )
+        .ok_or_else(|| ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", "unknown token"))
 }
 
 /// The token of `Authorization: Bearer <token>`.
