@@ -1583,6 +1583,21 @@ async fn the_gate_answers_while_signing_in_then_hands_over() {
     let open = get("/readyz").await;
     assert_eq!((open.status, open.text.as_str()), (200, "open"));
     server.abort();
+
+    // Given the API's settings, a closed gate decides who asks first (issue 28).
+    let gate = api::Gate::new(metrics).with_api(api_settings());
+    let (addr, server) = serve_app(gate.router()).await;
+    let post = |token: Option<&str>| {
+        let request = http.post(format!("http://{addr}/v1/check")).body("x");
+        send(match token {
+            Some(token) => request.bearer_auth(token),
+            None => request,
+        })
+    };
+    assert_error(&post(None).await, 401, "unauthorized", None);
+    assert_error(&post(Some("wrong")).await, 401, "unauthorized", None);
+    assert_error(&post(Some(TOKEN)).await, 503, "starting", None);
+    server.abort();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

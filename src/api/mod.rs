@@ -95,9 +95,9 @@ pub struct Gate {
     app: Arc<std::sync::RwLock<Option<Router>>>,
     last_error: Arc<std::sync::Mutex<Option<String>>>,
     metrics: Arc<Metrics>,
-    /// The answer API's settings: a `/v1` request is authenticated first, even while
-    /// the gate is closed.
-    api: Arc<ApiSettings>,
+    /// The answer API's settings, when given: a `/v1` request is then authenticated
+    /// first, even while the gate is closed.
+    api: Option<Arc<ApiSettings>>,
 }
 
 impl Gate {
@@ -107,14 +107,14 @@ impl Gate {
             app: Arc::new(std::sync::RwLock::new(None)),
             last_error: Arc::new(std::sync::Mutex::new(None)),
             metrics,
-            api: Arc::new(ApiSettings::default()),
+            api: None,
         }
     }
 
     /// This gate, authenticating `/v1` requests with `api` while it is closed: a
     /// missing or wrong token is 401 (the API off, 404) whatever else is down.
     pub fn with_api(mut self, api: ApiSettings) -> Gate {
-        self.api = Arc::new(api);
+        self.api = Some(Arc::new(api));
         self
     }
 
@@ -179,7 +179,7 @@ impl Gate {
                 .fallback({
                     let api = self.api.clone();
                     move |uri: axum::http::Uri, headers: HeaderMap| async move {
-                        if uri.path().starts_with("/v1/") {
+                        if let Some(api) = api.filter(|_| uri.path().starts_with("/v1/")) {
                             if let Err(refused) = authenticate(&api, &headers) {
                                 return refused;
                             }
