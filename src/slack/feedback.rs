@@ -15,7 +15,7 @@ use super::inbound::{feedback_locator, read_feedback_locator};
 use super::workspace_settings::unix_now;
 use super::{Bot, Workspace};
 use crate::model::workspace::{FeedbackRecord, ReportCounts, ReportRecord, Vote, WrongPart};
-use crate::model::{Report, SupportJudge, SupportVerdict, VerdictClass};
+use crate::model::{Report, SupportJudge};
 use crate::render::blocks::MAX_BLOCKS;
 use crate::render::feedback::{
     fallback_feedback_block, feedback_block, wrong_part_modal, FeedbackPress,
@@ -34,29 +34,23 @@ pub const THANKS_UP: &str = "Thanks for the 👍: it is counted for this report.
 pub const THANKS_DOWN: &str =
     "Thanks for the 👎: it is counted for this report. Tell me what was wrong in the form, if you have a moment.";
 
-/// What one report counted, for its history row.
+/// What one report counted, for its history row: the figures the report itself shows,
+/// from the same helpers its renderings use (its verdict counts; its claims and the
+/// claims that cite nothing as the metrics count them, also in a very long answer whose
+/// report lists only the first ones; the claims none of their readable pages support).
 pub fn report_counts(report: &Report) -> ReportCounts {
     let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-    let verdicts = || report.sources().map(|source| source.verdict.class);
+    let verdicts = &report.verification.counts;
     ReportCounts {
         sources: count(report.sources().count()),
-        verified: count(verdicts().filter(|c| *c == VerdictClass::Verified).count()),
-        broken: count(verdicts().filter(|c| *c == VerdictClass::Broken).count()),
-        claims: count(report.claims.len()),
-        uncited: count(report.uncited_claims().count()),
-        not_supported: count(
-            report
-                .claims
-                .iter()
-                .filter(|claim| {
-                    !claim.support.is_empty()
-                        && claim
-                            .support
-                            .iter()
-                            .all(|s| s.verdict == SupportVerdict::NotSupported)
-                })
-                .count(),
-        ),
+        verified: count(verdicts.verified),
+        broken: count(verdicts.broken),
+        claims: count(crate::render::claims_total(report)),
+        uncited: count(crate::render::uncited_total(
+            report,
+            crate::render::uncited(report).len(),
+        )),
+        not_supported: count(crate::render::unsupported(report).len()),
     }
 }
 
@@ -314,6 +308,40 @@ mod tests {
         let evidence = report_evidence(&report);
         assert!(evidence.get("groups").is_some());
         assert!(evidence.get("text").is_none() && evidence.get("answer").is_none());
+    }
+
+    #[test]
+    fn counts_are_the_figures_the_report_shows() {
+        use crate::model::{ClaimSupport, SupportVerdict};
+        let answer = crate::model::Answer::from_text(
+            "Deploys freeze on Fridays [1]. Rollbacks need a ticket [2]. Canaries take 5% of traffic for 45 minutes.\n\n[1] https://a.example/freeze - Freeze\n[2] https://b.example/rollback - Rollback",
+        );
+        let mut report = crate::build_report(
+            &answer,
+            crate::collect::collect(&answer, &crate::collect::CollectOptions::default()),
+        );
+        let support = |source: usize, verdict: SupportVerdict| ClaimSupport {
+            source,
+            score: 0.0,
+            verdict,
+            quote: None,
+            missing: Vec::new(),
+            reason: None,
+            judge: SupportJudge::Builtin,
+        };
+        // Not supported by the page that could be read, the other unreadable: the
+        // report says "not supported", and so does the history.
+        report.claims[0].support = vec![
+            support(1, SupportVerdict::NotSupported),
+            support(2, SupportVerdict::Unreadable),
+        ];
+        report.claims[1].support = vec![support(2, SupportVerdict::Unreadable)];
+        let counts = report_counts(&report);
+        assert_eq!(counts.not_supported, 1);
+        assert_eq!(counts.sources, 2);
+        assert_eq!(counts.claims as usize, crate::render::claims_total(&report));
+        assert_eq!(counts.uncited, 1, "{:?}", report.claims);
+        assert_eq!(report_judge(&report), "builtin");
     }
 
     #[test]
