@@ -12,7 +12,43 @@ use serde_json::Value;
 use std::sync::atomic::Ordering;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+/// Where to tell the person who pressed a button.
+pub(super) struct Presser<'a> {
+    /// The message's response URL, when Slack gave one (none from the App Home).
+    pub response_url: Option<&'a str>,
+    /// The channel, for an ephemeral message when there is no response URL.
+    pub channel: Option<&'a str>,
+    /// The person.
+    pub user: Option<&'a str>,
+}
+
 impl Bot {
+    /// One ephemeral sentence to whoever pressed a button: through the response URL (as
+    /// a new message, never replacing the one that carried the button), else, or when
+    /// that fails, with `chat.postEphemeral`; the log says when neither can reach them.
+    pub(super) async fn tell_presser(&self, ws: &Workspace, presser: &Presser<'_>, text: &str) {
+        if let Some(url) = presser.response_url {
+            let message = ResponseMessage {
+                replace_original: Some(false),
+                ..ResponseMessage::ephemeral(text)
+            };
+            match ws.api.respond(url, &message).await {
+                Ok(()) => return,
+                Err(error) => tracing::warn!(%error, "cannot answer a button press"),
+            }
+        }
+        let (Some(channel), Some(user)) = (presser.channel, presser.user) else {
+            tracing::warn!(
+                text,
+                "cannot tell the person who pressed a button: no way to reach them"
+            );
+            return;
+        };
+        if let Err(error) = ws.api.post_ephemeral(channel, user, text).await {
+            tracing::warn!(%error, channel, "cannot tell the person who pressed a button");
+        }
+    }
+
     /// The report as posted: blocks, and mrkdwn for when Slack refuses them, listing at
     /// most `per_kind` sources of each kind (0: all).
     pub(super) fn outgoing(&self, report: &crate::model::Report, per_kind: usize) -> Outgoing {

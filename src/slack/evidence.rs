@@ -8,7 +8,8 @@
 //! evidence has expired, or the modal cannot open, the person who pressed is told so in
 //! one ephemeral sentence.
 
-use super::api::{CallError, Outgoing, ResponseMessage};
+use super::api::{CallError, Outgoing};
+use super::deliver::Presser;
 use super::inbound::EVIDENCE_ACTION_ID;
 use super::{slack_reason, Bot, Workspace};
 use crate::model::Report;
@@ -22,16 +23,6 @@ pub const EVIDENCE_BUTTON_TEXT: &str = "Show evidence";
 
 /// What a press is told when the evidence is no longer kept.
 pub const EVIDENCE_EXPIRED: &str = "The evidence for that report is no longer kept (it is kept for a day): ask me to check the answer again to see it.";
-
-/// Where to tell the person who pressed the button.
-pub(super) struct Presser<'a> {
-    /// The message's response URL, when Slack gave one.
-    pub response_url: Option<&'a str>,
-    /// The channel, for an ephemeral message when there is no response URL.
-    pub channel: Option<&'a str>,
-    /// The person.
-    pub user: Option<&'a str>,
-}
 
 impl Bot {
     /// `outgoing` with a "Show evidence" button when `report` has claims checked against
@@ -97,31 +88,6 @@ impl Bot {
                 &format!("I could not open the evidence: {why}."),
             )
             .await;
-        }
-    }
-
-    /// One ephemeral sentence to whoever pressed: through the response URL (as a new
-    /// message, never replacing the report), else, or when that fails, with
-    /// `chat.postEphemeral`.
-    async fn tell_presser(&self, ws: &Workspace, presser: &Presser<'_>, text: &str) {
-        if let Some(url) = presser.response_url {
-            let message = ResponseMessage {
-                replace_original: Some(false),
-                ..ResponseMessage::ephemeral(text)
-            };
-            match ws.api.respond(url, &message).await {
-                Ok(()) => return,
-                Err(error) => tracing::warn!(%error, "cannot answer the evidence button"),
-            }
-        }
-        let (Some(channel), Some(user)) = (presser.channel, presser.user) else {
-            tracing::warn!(
-                "cannot tell the person who pressed the evidence button: no way to reach them"
-            );
-            return;
-        };
-        if let Err(error) = ws.api.post_ephemeral(channel, user, text).await {
-            tracing::warn!(%error, channel, "cannot tell the person who pressed the evidence button");
         }
     }
 

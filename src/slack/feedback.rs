@@ -10,7 +10,8 @@
 //! `sourcebot_feedback_total{value}`, and thanked ephemerally; 👎 also opens a modal
 //! asking what was wrong.
 
-use super::api::{Outgoing, ResponseMessage, Sent};
+use super::api::{Outgoing, Sent};
+use super::deliver::Presser;
 use super::inbound::{feedback_locator, read_feedback_locator};
 use super::workspace_settings::unix_now;
 use super::{Bot, Workspace};
@@ -240,21 +241,12 @@ impl Bot {
             Vote::Up => THANKS_UP,
             Vote::Down => THANKS_DOWN,
         };
-        let told = match &response_url {
-            Some(url) => {
-                let mut message = ResponseMessage::ephemeral(thanks);
-                message.replace_original = Some(false);
-                ws.api.respond(url, &message).await
-            }
-            None => {
-                ws.api
-                    .post_ephemeral(&channel, &press.user_id, thanks)
-                    .await
-            }
+        let presser = Presser {
+            response_url: response_url.as_deref(),
+            channel: Some(&channel),
+            user: Some(&press.user_id),
         };
-        if let Err(error) = told {
-            tracing::warn!(%error, "cannot thank for the feedback");
-        }
+        self.tell_presser(ws, &presser, thanks).await;
     }
 
     /// The 👎 modal's answer: what was wrong and the person's words, kept with their vote.

@@ -533,7 +533,7 @@ impl Bot {
                 channel,
                 user,
             } => {
-                let presser = evidence::Presser {
+                let presser = deliver::Presser {
                     response_url: response_url.as_deref(),
                     channel: channel.as_deref(),
                     user: user.as_deref(),

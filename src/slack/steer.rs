@@ -8,6 +8,7 @@
 //! this module asks Slack and the settings store, and answers.
 
 use super::api::{CallError, ResponseMessage};
+use super::deliver::Presser;
 use super::home::home_view;
 use super::settings_view::{
     errors_response, inert_name, read_settings_submission, settings_modal, settings_summary,
@@ -198,21 +199,22 @@ impl Bot {
                 slack_reason(&error)
             )),
         };
+        let presser = Presser {
+            response_url,
+            channel,
+            user: Some(user),
+        };
         if let Some(why) = refusal {
-            return self
-                .tell_pressed_by(ws, user, response_url, channel, &why)
-                .await;
+            return self.tell_presser(ws, &presser, &why).await;
         }
         let own = match self.hub.own(ws.id()).await {
             Ok(own) => own,
             Err(error) => {
                 tracing::warn!(%error, workspace = ws.id(), "cannot read the settings");
                 return self
-                    .tell_pressed_by(
+                    .tell_presser(
                         ws,
-                        user,
-                        response_url,
-                        channel,
+                        &presser,
                         "I cannot read this workspace's settings right now; try again in a minute.",
                     )
                     .await;
@@ -220,32 +222,6 @@ impl Bot {
         };
         if let Err(error) = ws.api.open_view(trigger_id, &settings_modal(&own)).await {
             tracing::warn!(%error, "cannot open the settings modal");
-        }
-    }
-
-    /// Tells the person who pressed a button something, privately: through the
-    /// message's response URL, else in the channel; from the App Home (neither), the
-    /// log says it.
-    async fn tell_pressed_by(
-        &self,
-        ws: &Workspace,
-        user: &str,
-        response_url: Option<&str>,
-        channel: Option<&str>,
-        text: &str,
-    ) {
-        match (response_url, channel) {
-            (None, None) => tracing::info!(user, text, "could not tell a person from the App Home"),
-            (response_url, channel) => {
-                self.tell(
-                    ws,
-                    channel.unwrap_or_default(),
-                    Some(user),
-                    response_url,
-                    text,
-                )
-                .await
-            }
         }
     }
 
