@@ -2,7 +2,17 @@
 //! (Howard Hinnant's `days_from_civil` and `civil_from_days`), leap years and month
 //! lengths. Dates read from pages and search results (`score::search`), the recency of
 //! a cited page (`score::recency`) and Slack's `<!date^…>` tokens (`mrkdwn`) all count
-//! days here. Plain arithmetic: no time zone, no clock.
+//! days here. Plain arithmetic, no time zone; [`unix_now`] is the one reading of the
+//! clock as Unix seconds that the history, settings and token rotation share.
+
+/// Seconds since the Unix epoch now (0 if the clock is before it).
+pub fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| {
+            i64::try_from(since.as_secs()).unwrap_or(i64::MAX)
+        })
+}
 
 /// Whether `year` has a 29 February.
 pub fn is_leap(year: u32) -> bool {

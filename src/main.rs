@@ -885,7 +885,7 @@ fn support(args: SupportArgs, config: Config) -> anyhow::Result<ExitCode> {
 /// line on standard output. A reader that stops early (`| head`) ends it quietly.
 fn feedback_export(args: FeedbackExportArgs) -> anyhow::Result<()> {
     use install::feedback_export::{database_url, export, parse_since, ExportError};
-    let now = sourcebot::slack::workspace_settings::unix_now();
+    let now = sourcebot::calendar::unix_now();
     let since = parse_since(&args.since, now).ok_or_else(|| {
         UsageError(format!(
             "--since {:?}: expected a span back from now (30d, 12h, 90m, 2w, 45s), a date \

@@ -13,7 +13,7 @@ use crate::slack::api::SlackApi;
 use crate::state::BotState;
 use serde_json::Value;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 /// Tokens expiring within this are refreshed (Slack's last 12 hours).
 pub const REFRESH_AHEAD: Duration = Duration::from_secs(2 * 3600);
@@ -161,10 +161,7 @@ impl Rotator {
             let mut tick = tokio::time::interval(REFRESH_EVERY);
             loop {
                 tick.tick().await;
-                let now = SystemTime::now()
-                    .duration_since(UNIX_EPOCH)
-                    .map(|d| d.as_secs() as i64)
-                    .unwrap_or_default();
+                let now = crate::calendar::unix_now();
                 let round = self.refresh_due(now).await;
                 if round != Round::default() {
                     tracing::debug!(?round, "token rotation round");

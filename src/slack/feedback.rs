@@ -13,8 +13,8 @@
 use super::api::{Outgoing, Sent};
 use super::deliver::Presser;
 use super::inbound::{feedback_locator, read_feedback_locator};
-use super::workspace_settings::unix_now;
 use super::{Bot, Workspace};
+use crate::calendar::unix_now;
 use crate::model::workspace::{FeedbackRecord, ReportCounts, ReportRecord, Vote, WrongPart};
 use crate::model::{Report, SupportJudge};
 use crate::render::blocks::MAX_BLOCKS;

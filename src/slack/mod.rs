@@ -258,7 +258,7 @@ impl Bot {
     /// Deletes the reports and feedback older than `SOURCEBOT_HISTORY_DAYS`.
     pub async fn prune_history(&self) {
         let keep = i64::try_from(self.hub.history.as_secs()).unwrap_or(i64::MAX);
-        let older_than = workspace_settings::unix_now().saturating_sub(keep);
+        let older_than = crate::calendar::unix_now().saturating_sub(keep);
         match self.hub.data().prune(older_than).await {
             Ok(0) => {}
             Ok(rows) => tracing::info!(rows, "deleted history past SOURCEBOT_HISTORY_DAYS"),

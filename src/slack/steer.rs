@@ -16,8 +16,8 @@ use super::settings_view::{
 };
 use super::sources_command::{Mention, SourcesCommand};
 use super::workspace::WorkspaceKey;
-use super::workspace_settings::unix_now;
 use super::{slack_reason, Bot, Workspace};
+use crate::calendar::unix_now;
 use crate::model::workspace::{WatchedAssistant, WorkspaceSettings};
 use serde_json::Value;
 use std::sync::Arc;

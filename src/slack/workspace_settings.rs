@@ -18,15 +18,6 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Seconds since the Unix epoch now (0 if the clock is before it).
-pub fn unix_now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |since| {
-            i64::try_from(since.as_secs()).unwrap_or(i64::MAX)
-        })
-}
-
 /// The server's defaults, from the environment.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Defaults {
@@ -165,7 +156,7 @@ impl WorkspaceHub {
         user: &str,
     ) -> Result<(), StoreError> {
         self.cache
-            .save(workspace, settings, user, unix_now())
+            .save(workspace, settings, user, crate::calendar::unix_now())
             .await?;
         tracing::info!(
             workspace,
