@@ -169,6 +169,16 @@ async fn wait_recorded(h: &Harness, reports: u64) {
     .await
 }
 
+/// Every feedback the bot recorded, as `sourcebot feedback export` prints it.
+async fn export(h: &Harness) -> Vec<Value> {
+    h.bot
+        .hub()
+        .data()
+        .export_feedback(0, None)
+        .await
+        .expect("export")
+}
+
 /// The settings the workspace saved.
 async fn own(h: &Harness) -> WorkspaceSettings {
     h.bot.hub().own(TEAM_ID).await.expect("settings")
@@ -434,13 +444,7 @@ async fn feedback_is_recorded_counted_changed_explained_and_exported() {
     let opened = slack.wait_for("views.open", 1, WAIT).await;
     let modal = opened[0].param("view").cloned().unwrap_or_default();
     assert_eq!(modal["callback_id"], WRONG_PART_CALLBACK_ID);
-    let exported = h
-        .bot
-        .hub()
-        .data()
-        .export_feedback(0, Some(TEAM_ID))
-        .await
-        .expect("export");
+    let exported = export(&h).await;
     assert_eq!(
         exported.len(),
         1,
@@ -475,13 +479,7 @@ async fn feedback_is_recorded_counted_changed_explained_and_exported() {
     let (status, body, _) = h.interaction(submission).await;
     assert_eq!((status, body.as_str()), (200, ""));
     let line = eventually("the modal's answer in the export", || async {
-        let exported = h
-            .bot
-            .hub()
-            .data()
-            .export_feedback(0, Some(TEAM_ID))
-            .await
-            .expect("export");
+        let exported = export(&h).await;
         exported[0]["comment"]
             .is_string()
             .then(|| exported[0].clone())
@@ -548,13 +546,7 @@ async fn a_workspace_that_refuses_the_feedback_element_gets_buttons_and_it_is_re
     press["actions"][0]["action_id"] = json!("sourcebot_feedback_up");
     h.interaction(press).await;
     responses(&h, "b1", 1).await;
-    let exported = h
-        .bot
-        .hub()
-        .data()
-        .export_feedback(0, None)
-        .await
-        .expect("export");
+    let exported = export(&h).await;
     assert_eq!(exported.len(), 1);
     assert_eq!(exported[0]["vote"], "up");
 }
