@@ -5,20 +5,16 @@
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use sourcebot::api::{self, ApiSettings, ApiState};
+use sourcebot::api::ApiSettings;
 use sourcebot::audit;
 use sourcebot::collect::input::{parse_answer_owned, read_limited, FormatHint, InputError};
 use sourcebot::config::Config;
-use sourcebot::install::{
-    self, lifecycle::StoreInstallations, oauth::OAuthSettings, rotation::Rotator,
-    routes::InstallService, store::SqlStore, workspace_data::WorkspaceData,
-};
-use sourcebot::metrics::Metrics;
+use sourcebot::install::{self, oauth::OAuthSettings};
 use sourcebot::model::{Answer, Origin, Report};
 use sourcebot::pipeline::Pipeline;
 use sourcebot::render;
-use sourcebot::slack::api::{CallError, SlackApi};
-use sourcebot::slack::{self, Bot, SlackSettings, Transport};
+use sourcebot::slack::api::SlackApi;
+use sourcebot::slack::{self, SlackSettings};
 use sourcebot::verify::Progress;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
@@ -591,228 +587,17 @@ fn init_logging() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `sourcebot serve`: signs in to Slack, then serves HTTP or Socket Mode until
-/// stopped.
+/// `sourcebot serve`: serves `/healthz`, `/readyz`, `/metrics` and the answer API at
+/// once, brings up the database and Slack (trying again while they cannot be
+/// reached), then serves Slack over HTTP or Socket Mode until stopped
+/// ([`sourcebot::serve`]).
 fn serve(config: Config) -> anyhow::Result<()> {
     init_logging()?;
     let settings = SlackSettings::from_env().map_err(|e| UsageError(e.to_string()))?;
     let api_settings = ApiSettings::from_env().map_err(|e| UsageError(e.to_string()))?;
     let oauth = OAuthSettings::from_lookup(|name| std::env::var(name).ok())
         .map_err(|e| UsageError(e.to_string()))?;
-    runtime()?.block_on(async move {
-        sourcebot::verify::install_crypto_provider();
-        let metrics = Metrics::new();
-        // Listen first: probes get answers (/healthz 200, /readyz 503) while signing in.
-        let listener = tokio::net::TcpListener::bind(settings.listen)
-            .await
-            .with_context(|| format!("cannot listen on {}", settings.listen))?;
-        let gate = api::Gate::new(metrics.clone()).with_api(api_settings.clone());
-        let app = gate.router();
-        let http = tokio::spawn(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(stop_signal())
-                .await
-        });
-        let state = Bot::state_from(&settings, &metrics)?;
-        let install = match oauth {
-            Some(oauth) => Some(open_installations(oauth, &settings, &metrics, &state).await?),
-            None => None,
-        };
-        let installations = install.as_ref().map(|install| install.installations.clone());
-        // Settings, report history and feedback: in the installation database, or in
-        // SOURCEBOT_DATABASE_URL (default sqlite://sourcebot.db) with one bot token.
-        let data = match &install {
-            Some(install) => install.data.clone(),
-            None => open_workspace_data().await?,
-        };
-        let bot = tokio::select! {
-            bot = sign_in(&settings, config, metrics.clone(), state, installations, data, &gate) => bot?,
-            _ = stop_signal() => {
-                tracing::info!("stopped before signing in");
-                return Ok(());
-            }
-        };
-        if api_settings.enabled() {
-            tracing::info!(
-                tokens = api_settings.tokens.len(),
-                "answer API on: POST /v1/check, POST /v1/answers"
-            );
-        } else {
-            tracing::info!(
-                "answer API off: set SOURCEBOT_API_TOKEN to serve /v1/check and /v1/answers"
-            );
-        }
-        let mut api_routes = api::router(ApiState::new(bot.clone(), api_settings));
-        if let Some(install) = install {
-            api_routes = api_routes.merge(install.routes(&bot));
-        }
-        match &settings.transport {
-            Transport::Http { signing_secret } => {
-                let slack_routes =
-                    slack::http::router(bot, signing_secret, settings.max_body_bytes);
-                gate.open(api::count_requests(slack_routes.merge(api_routes), metrics));
-                tracing::info!(listen = %settings.listen, "serving Slack over HTTP");
-                http.await
-                    .context("the HTTP server failed")?
-                    .context("the HTTP server stopped")?;
-            }
-            Transport::Socket { app_token } => {
-                let app = slack::http::health_router().merge(api_routes);
-                gate.open(api::count_requests(app, metrics));
-                tracing::info!(listen = %settings.listen, "serving /healthz, /readyz, /metrics and the answer API; Slack over Socket Mode");
-                tokio::select! {
-                    socket = slack::socket::serve(bot, app_token) => socket.context("Socket Mode failed")?,
-                    _ = stop_signal() => {}
-                }
-            }
-        }
-        tracing::info!("stopped");
-        Ok(())
-    })
-}
-
-/// The installation store, opened (and migrated) at `SOURCEBOT_DATABASE_URL`, and what
-/// is built on it: the bot's view of it, and the install routes and token rotation
-/// once the bot runs.
-struct Install {
-    oauth: OAuthSettings,
-    store: Arc<dyn install::store::InstallationStore>,
-    installations: Arc<dyn slack::Installations>,
-    /// The same database, for workspaces' settings, report history and feedback.
-    data: Arc<dyn WorkspaceData>,
-    /// A Slack client without a token, for `oauth.v2.access`.
-    slack: Arc<SlackApi>,
-}
-
-async fn open_installations(
-    oauth: OAuthSettings,
-    settings: &SlackSettings,
-    metrics: &Arc<Metrics>,
-    state: &Arc<dyn sourcebot::state::BotState>,
-) -> anyhow::Result<Install> {
-    let store = Arc::new(
-        SqlStore::connect(&oauth.database_url, oauth.token_key.clone())
-            .await
-            .context("cannot open the installation store")?,
-    );
-    let data: Arc<dyn WorkspaceData> = store.clone();
-    let store: Arc<dyn install::store::InstallationStore> = store;
-    let slack = Arc::new(
-        SlackApi::new(&settings.api_url, "", settings.call_timeout)?
-            .with_metrics(metrics.clone())
-            .with_state(state.clone()),
-    );
-    Ok(Install {
-        oauth,
-        installations: Arc::new(StoreInstallations {
-            store: store.clone(),
-        }),
-        data,
-        store,
-        slack,
-    })
-}
-
-impl Install {
-    /// `/slack/install` and `/slack/oauth_redirect`; starts refreshing rotating tokens.
-    fn routes(self, bot: &Arc<Bot>) -> axum::Router {
-        tracing::info!(
-            redirect_uri = %self.oauth.redirect_uri(),
-            "installing in workspaces: GET /slack/install; rotating tokens refreshed before they expire"
-        );
-        Arc::new(Rotator {
-            settings: self.oauth.clone(),
-            store: self.store.clone(),
-            state: bot.state().clone(),
-            slack: self.slack.clone(),
-            holder: bot.holder().to_string(),
-        })
-        .spawn();
-        install::routes::router(Arc::new(InstallService {
-            settings: self.oauth,
-            store: self.store,
-            state: bot.state().clone(),
-            slack: self.slack,
-        }))
-    }
-}
-
-/// Signs in to Slack, trying again (after 2 s, then up to a minute apart) while Slack
-/// cannot be reached; a token Slack refuses, or a pipeline that cannot be built, ends
-/// it. `/readyz` shows the last failure meanwhile.
-async fn sign_in(
-    settings: &SlackSettings,
-    config: Config,
-    metrics: Arc<Metrics>,
-    state: Arc<dyn sourcebot::state::BotState>,
-    installations: Option<Arc<dyn slack::Installations>>,
-    data: Arc<dyn WorkspaceData>,
-    gate: &api::Gate,
-) -> anyhow::Result<Arc<Bot>> {
-    let mut wait = Duration::from_secs(2);
-    loop {
-        match Bot::start_with_data(
-            settings,
-            config.clone(),
-            metrics.clone(),
-            state.clone(),
-            installations.clone(),
-            Some(data.clone()),
-        )
-        .await
-        {
-            Ok(bot) => return Ok(bot),
-            Err(slack::StartError::SignIn(
-                error @ (CallError::Timeout { .. }
-                | CallError::Transport { .. }
-                | CallError::RateLimited { .. }),
-            )) => {
-                tracing::warn!(%error, retry_in_s = wait.as_secs(), "cannot reach Slack; trying again");
-                gate.sign_in_failed(error.to_string());
-                tokio::time::sleep(wait).await;
-                wait = (wait * 2).min(Duration::from_secs(60));
-            }
-            Err(error) => return Err(error.into()),
-        }
-    }
-}
-
-/// The database of workspaces' settings, report history and feedback when the bot
-/// serves one workspace with its token: `SOURCEBOT_DATABASE_URL`, default
-/// `sqlite://sourcebot.db` (created if missing).
-async fn open_workspace_data() -> anyhow::Result<Arc<dyn WorkspaceData>> {
-    let url = install::feedback_export::database_url(|name| std::env::var(name).ok());
-    let store = SqlStore::connect_for_data(&url).await.with_context(|| {
-        format!(
-            "cannot open the workspace database at {}",
-            sourcebot::state::redis::without_secrets(&url)
-        )
-    })?;
-    Ok(Arc::new(store))
-}
-
-/// Resolves on Ctrl-C or SIGTERM.
-async fn stop_signal() {
-    let interrupt = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        let mut terminate =
-            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                Ok(terminate) => terminate,
-                Err(_) => {
-                    let _ = interrupt.await;
-                    return;
-                }
-            };
-        tokio::select! {
-            _ = interrupt => {}
-            _ = terminate.recv() => {}
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = interrupt.await;
-    }
+    runtime()?.block_on(sourcebot::serve::run(settings, api_settings, oauth, config))
 }
 
 /// A bad command-line value: exit code 2, like clap's own usage errors.

@@ -156,6 +156,25 @@ pub struct Metrics {
     support_judgements: Family<SupportJudgementLabels, Counter>,
     classifications: Family<ClassificationLabels, Counter>,
     product_calls: Family<ProductCallLabels, Counter>,
+    unserved: Family<UnservedLabels, Counter>,
+    slack_retries: Family<SlackRetryLabels, Counter>,
+    replies_lost: Family<SlackRetryLabels, Counter>,
+    health: crate::health::Health,
+}
+
+/// Labels of a request acknowledged and not acted on.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct UnservedLabels {
+    /// `database` (the installation could not be read), `not_installed`,
+    /// `no_workspace` or `busy` (too many jobs at once).
+    pub reason: String,
+}
+
+/// Labels of a reply to Slack tried again, or given up.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct SlackRetryLabels {
+    /// The API method (`chat.postMessage`, `response_url`…).
+    pub method: String,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -238,6 +257,24 @@ impl Metrics {
             "1 while the bot's state store answers (always 1 in memory), 0 while shared state (Redis) is away",
             shared_state_up.clone(),
         );
+        let unserved = Family::<UnservedLabels, Counter>::default();
+        registry.register(
+            "unserved",
+            "Slack requests acknowledged and not acted on, by reason (database: the installation could not be read; not_installed; no_workspace; busy)",
+            unserved.clone(),
+        );
+        let slack_retries = Family::<SlackRetryLabels, Counter>::default();
+        registry.register(
+            "slack_retries",
+            "Replies to Slack tried again because Slack could not be reached (refused connection, 502, 503, 504), by method",
+            slack_retries.clone(),
+        );
+        let replies_lost = Family::<SlackRetryLabels, Counter>::default();
+        registry.register(
+            "slack_replies_lost",
+            "Replies to Slack given up after SOURCEBOT_SLACK_RETRY_FOR of retries (each logged with its channel and thread), by method",
+            replies_lost.clone(),
+        );
         let llm_calls = Family::<LlmCallLabels, Counter>::default();
         registry.register(
             "llm_calls",
@@ -301,7 +338,43 @@ impl Metrics {
             feedback,
             history_failures,
             shared_state_up,
+            unserved,
+            slack_retries,
+            replies_lost,
+            health: crate::health::Health::new(),
         })
+    }
+
+    /// How each part is doing, for `/readyz`.
+    pub fn health(&self) -> &crate::health::Health {
+        &self.health
+    }
+
+    /// Counts a request acknowledged and not acted on, by why.
+    pub fn unserved(&self, reason: &str) {
+        self.unserved
+            .get_or_create(&UnservedLabels {
+                reason: reason.to_string(),
+            })
+            .inc();
+    }
+
+    /// Counts a reply to Slack tried again because Slack could not be reached.
+    pub fn slack_retry(&self, method: &str) {
+        self.slack_retries
+            .get_or_create(&SlackRetryLabels {
+                method: method.to_string(),
+            })
+            .inc();
+    }
+
+    /// Counts a reply to Slack given up after its retries.
+    pub fn reply_lost(&self, method: &str) {
+        self.replies_lost
+            .get_or_create(&SlackRetryLabels {
+                method: method.to_string(),
+            })
+            .inc();
     }
 
     /// Sets `sourcebot_shared_state_up`: whether the state store answers.

@@ -39,9 +39,9 @@ pub fn retry_after(headers: &HeaderMap) -> Option<Duration> {
 
 /// The innermost cause of a request error: "connection refused", not "error sending
 /// request".
-pub fn innermost(error: &reqwest::Error) -> String {
+pub fn innermost(error: &(dyn std::error::Error + 'static)) -> String {
     let mut message = error.to_string();
-    let mut source = std::error::Error::source(error);
+    let mut source = error.source();
     while let Some(cause) = source {
         message = cause.to_string();
         source = cause.source();

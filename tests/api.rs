@@ -1225,8 +1225,9 @@ async fn ready_stays_200_and_names_redis_while_it_is_away() {
         "a replica that can answer stays in the pool"
     );
     assert_eq!(down.json["ready"], true);
-    assert_eq!(down.json["degraded"], serde_json::json!(["redis"]));
-    assert_eq!(down.json["shared_state"]["status"], "degraded");
+    assert_eq!(down.json["degraded"], serde_json::json!(["shared_state"]));
+    assert_eq!(down.json["shared_state"]["status"], "down");
+    assert_eq!(down.json["shared_state"]["backend"], "redis");
     assert!(down.json["shared_state"]["last_error"]
         .as_str()
         .is_some_and(|why| !why.is_empty()));

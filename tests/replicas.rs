@@ -3,7 +3,7 @@
 //! Slack, as replicas behind a load balancer: an event delivered to both is answered
 //! once, and Slack's retry to either is not answered again. Then Redis is killed
 //! mid-run: both still acknowledge within 3 s, still answer (de-duplication best
-//! effort), and `/readyz` stays 200 naming Redis as degraded; once Redis is back they
+//! effort), and `/readyz` stays 200 naming the shared state as degraded; once Redis is back they
 //! recover by themselves and answer each event once again.
 
 mod support;
@@ -168,7 +168,7 @@ async fn two_serve_processes_answer_each_event_once_and_ride_out_a_redis_outage(
     for to in 0..2 {
         let (status, body) = r.ready(to).await;
         assert_eq!(status, 200, "a replica that can answer stays in the pool");
-        assert_eq!(body["degraded"], json!(["redis"]), "{body}");
+        assert_eq!(body["degraded"], json!(["shared_state"]), "{body}");
     }
 
     // Redis is back: each replica recovers by itself, and events are answered once.

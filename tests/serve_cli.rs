@@ -378,17 +378,36 @@ async fn the_api_authenticates_first_while_slack_is_unreachable() {
     assert_eq!(body["error"]["code"], "unauthorized", "{body}");
     let wrong = ask(Some("not-the-token")).await.expect("request");
     assert_eq!(wrong.status().as_u16(), 401, "a wrong token");
+    // /v1/check needs nothing from Slack: answered while Slack still refuses.
     let right = client
-        .post(&url)
+        .post(format!("{url}?verify=false"))
         .header("authorization", format!("Bearer {token}"))
         .header("content-type", "text/markdown")
         .body("Rust is fast.")
         .send()
         .await
         .expect("request");
-    assert_eq!(
-        right.status().as_u16(),
-        503,
-        "a good token waits for the sign-in, for now"
+    assert_eq!(right.status().as_u16(), 200, "checked without Slack");
+    let report: serde_json::Value =
+        serde_json::from_str(&right.text().await.expect("body")).expect("the report");
+    assert!(report["claims"].is_array(), "{report}");
+    // Posting needs Slack: 503 naming it and what failed.
+    let post = client
+        .post(format!("http://127.0.0.1:{port}/v1/answers"))
+        .header("authorization", format!("Bearer {token}"))
+        .header("content-type", "application/json")
+        .body(r#"{"channel": "C0123456789", "thread_ts": "1700000000.000100", "text": "Rust is fast."}"#)
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(post.status().as_u16(), 503);
+    assert!(post.headers().contains_key("retry-after"));
+    let refused: serde_json::Value =
+        serde_json::from_str(&post.text().await.expect("body")).expect("JSON error");
+    assert_eq!(refused["error"]["code"], "slack_unavailable", "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("Slack") && message.contains("auth.test"),
+        "names Slack and what failed: {message}"
     );
 }

@@ -80,8 +80,7 @@ pub(super) fn answer_request(bytes: &[u8], state: &ApiState) -> Result<AnswerReq
     }
     let shape = Value::Object(shape).to_string();
     let answer = state
-        .bot
-        .pipeline()
+        .pipeline
         .parse(shape.as_bytes(), FormatHint::Json)
         .map_err(malformed)?;
     let team_id = string_field(&object, "team_id")?.map(|t| t.trim().to_string());
@@ -147,6 +146,8 @@ pub(super) async fn answers(
     body: Body,
 ) -> Result<Response, ApiError> {
     let _permit = admit(&state, &headers).await?;
+    // Posting needs Slack: say so before any work while it has not answered.
+    state.slack()?;
     let verify = read_query(query)?.verify()?;
     format_hint(&headers, true)?;
     let key = idempotency_key(&headers)?;
@@ -166,7 +167,7 @@ pub(super) async fn answers(
         .get_or_try_init(|| {
             replayed = false;
             let state = state.clone();
-            let shared_state = state.bot.state().clone();
+            let shared_state = state.shared.clone();
             let shared_key = shared_key(&token, &key);
             async move {
                 once_across_replicas(&shared_state, &shared_key, asked, || async move {
@@ -206,7 +207,8 @@ pub(super) async fn check_and_post(
 ) -> Result<Value, ApiError> {
     let request = answer_request(&bytes, &state)?;
     check_source_count(&request.answer, state.settings.max_sources)?;
-    let workspace = answer_workspace(&state, request.team_id.as_deref()).await?;
+    let bot = state.slack()?.clone();
+    let workspace = answer_workspace(&bot, request.team_id.as_deref()).await?;
     let report = run_check(&state, request.answer.clone(), verify, Some(&workspace)).await?;
     let answer_text = request
         .post_answer
@@ -223,14 +225,8 @@ pub(super) async fn check_and_post(
     // Posting runs in a task of its own, to its end: a caller who hangs up half-way
     // must not leave half a post behind for a retry to double.
     let posting = tokio::spawn(async move {
-        let posted = post_to_slack(
-            &state,
-            &workspace,
-            &request,
-            answer_text.as_deref(),
-            &report,
-        )
-        .await?;
+        let posted =
+            post_to_slack(&bot, &workspace, &request, answer_text.as_deref(), &report).await?;
         response_body(&state, &report, Some(posted))
     });
     posting.await.map_err(|error| {
@@ -245,10 +241,10 @@ pub(super) async fn check_and_post(
 /// The workspace a `/v1/answers` request posts in: the one its `team_id` names (when
 /// the app is installed in several), else the bot token's.
 pub(super) async fn answer_workspace(
-    state: &ApiState,
+    bot: &Bot,
     team_id: Option<&str>,
 ) -> Result<Arc<Workspace>, ApiError> {
-    let workspaces = state.bot.workspaces();
+    let workspaces = bot.workspaces();
     let Some(team) = team_id else {
         return workspaces.home().cloned().ok_or_else(|| {
             ApiError::new(
@@ -271,15 +267,17 @@ pub(super) async fn answer_workspace(
     }
 }
 
-/// Posts the answer (when given) and the sources section in its thread.
+/// Posts the answer (when given) and the sources section in its thread, each once:
+/// when Slack cannot be reached the caller hears it at once (and may retry with its
+/// `Idempotency-Key`) rather than waiting out the bot's retries.
 pub(super) async fn post_to_slack(
-    state: &ApiState,
+    bot: &Bot,
     workspace: &Workspace,
     request: &AnswerRequest,
     answer_text: Option<&str>,
     report: &Report,
 ) -> Result<Posted, ApiError> {
-    let slack = &workspace.api;
+    let slack = workspace.api.without_retries();
     let channel = request.channel.as_str();
     let answer_ts = match answer_text {
         Some(text) => Some(
@@ -297,32 +295,30 @@ pub(super) async fn post_to_slack(
             return Err(unusable("thread_ts", "no thread to post the sources in"));
         }
     };
-    let pipeline = state.bot.pipeline();
+    let pipeline = bot.pipeline();
     let outgoing = Outgoing::new(pipeline.blocks(report), pipeline.mrkdwn(report));
     // A "Show evidence" button when the cited pages were read, and the feedback footer.
-    let outgoing = state.bot.with_evidence(workspace, report, outgoing).await;
-    let report_key = state.bot.report_key();
-    let outgoing = state.bot.with_feedback(workspace, outgoing, &report_key);
+    let outgoing = bot.with_evidence(workspace, report, outgoing).await;
+    let report_key = bot.report_key();
+    let outgoing = bot.with_feedback(workspace, outgoing, &report_key);
     let (sources_ts, sent) = slack
         .post_report(channel, Some(&thread_ts), &outgoing)
         .await
         .map_err(|e| slack_refused(e, answer_ts.as_deref()))?;
-    state.bot.sent(workspace, sent);
+    bot.sent(workspace, sent);
     let answered = crate::slack::Answered {
         assistant: Some(crate::slack::API_ASSISTANT.to_string()),
         asked_by: None,
     };
-    state
-        .bot
-        .record_report(
-            workspace,
-            report,
-            &report_key,
-            channel,
-            &sources_ts,
-            &answered,
-        )
-        .await;
+    bot.record_report(
+        workspace,
+        report,
+        &report_key,
+        channel,
+        &sources_ts,
+        &answered,
+    )
+    .await;
     Ok(Posted {
         channel: channel.to_string(),
         answer_ts,
@@ -355,12 +351,14 @@ pub(super) fn slack_refused(error: CallError, answer_ts: Option<&str>) -> ApiErr
             error.to_string(),
         )
         .retry_after(5),
-        CallError::Timeout { .. } | CallError::Transport { .. } => ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "slack_unavailable",
-            error.to_string(),
-        )
-        .retry_after(5),
+        CallError::Timeout { .. } | CallError::Unreachable { .. } | CallError::Transport { .. } => {
+            ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "slack_unavailable",
+                error.to_string(),
+            )
+            .retry_after(5)
+        }
     };
     if let Some(ts) = answer_ts {
         let extra = refusal.extra.get_or_insert_with(|| serde_json::json!({}));

@@ -16,8 +16,11 @@
 //! unreachable).
 
 use crate::collect::input::{FormatHint, InputError};
+use crate::health::Part;
+use crate::install::workspace_data::WorkspaceData;
 use crate::metrics::Metrics;
 use crate::model::{Answer, Report};
+use crate::pipeline::Pipeline;
 use crate::render::answer::answer_mrkdwn;
 use crate::render::blocks::BlockMessage;
 use crate::render::evidence::{judges, JudgeCount};
@@ -25,6 +28,7 @@ use crate::setting::{duration, positive, ConfigError};
 use crate::slack::api::{CallError, Outgoing};
 use crate::slack::workspace::Unserved;
 use crate::slack::{Bot, Workspace, WorkspaceKey};
+use crate::state::BotState;
 use axum::body::{to_bytes, Body, Bytes};
 use axum::extract::{MatchedPath, Query, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -37,14 +41,15 @@ use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::num::NonZeroU32;
-use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 use subtle::ConstantTimeEq;
 use tokio::sync::Semaphore;
 
 mod answers;
 mod error;
 mod idempotency;
+mod ready;
 mod settings;
 
 use answers::*;
@@ -55,33 +60,127 @@ use idempotency::{
     fingerprint, idempotency_key, once_across_replicas, shared_key, Replies, StoredReply,
 };
 pub use idempotency::{MAX_REPLIES, REPLY_TTL};
-/// Everything the routes share.
+/// Everything the routes share. `/v1/check` needs only the pipeline, which exists
+/// from the first moment; the bot (Slack) and the database arrive when `serve` has
+/// brought them up ([`ApiState::signed_in`], [`ApiState::database`]), and until then
+/// the routes that need them say so.
 pub struct ApiState {
-    bot: Arc<Bot>,
+    pipeline: Arc<Pipeline>,
+    metrics: Arc<Metrics>,
+    /// The state replicas share (idempotency across replicas), and its health.
+    shared: Arc<dyn BotState>,
+    bot: OnceLock<Arc<Bot>>,
+    data: OnceLock<Arc<dyn WorkspaceData>>,
     settings: ApiSettings,
     limiter: DefaultKeyedRateLimiter<usize>,
     in_flight: Semaphore,
-    signed_in_at: u64,
+    signed_in_at: OnceLock<u64>,
     replies: Replies,
+    /// Where Slack's traffic arrives, for `/readyz`'s `affects`.
+    slack_routes: SlackRoutes,
+}
+
+/// Where Slack's traffic reaches this process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlackRoutes {
+    /// `/slack/events`, `/slack/commands`, `/slack/interactions`.
+    Http,
+    /// A Socket Mode connection.
+    Socket,
 }
 
 impl ApiState {
-    /// The service around `bot` (its pipeline, Slack client and metrics).
+    /// The service around `bot`, already signed in (its pipeline, Slack client, state,
+    /// database and metrics).
     pub fn new(bot: Arc<Bot>, settings: ApiSettings) -> Arc<ApiState> {
+        let state = ApiState::starting(
+            bot.shared_pipeline().clone(),
+            bot.metrics().clone(),
+            bot.state().clone(),
+            settings,
+        );
+        state.database(bot.hub().data().clone());
+        state.signed_in(bot);
+        state
+    }
+
+    /// The service before Slack answered: `/v1/check` works with `pipeline`;
+    /// `/v1/answers` answers 503 until [`ApiState::signed_in`].
+    pub fn starting(
+        pipeline: Arc<Pipeline>,
+        metrics: Arc<Metrics>,
+        shared: Arc<dyn BotState>,
+        settings: ApiSettings,
+    ) -> Arc<ApiState> {
         let burst = NonZeroU32::new(settings.rate_requests).unwrap_or(NonZeroU32::MIN);
         let replenish = settings.rate_period / burst.get();
         let quota = Quota::with_period(replenish)
             .unwrap_or_else(|| Quota::per_second(burst))
             .allow_burst(burst);
         Arc::new(ApiState {
-            bot,
+            pipeline,
+            metrics,
+            shared,
+            bot: OnceLock::new(),
+            data: OnceLock::new(),
             settings,
             limiter: RateLimiter::keyed(quota),
             in_flight: Semaphore::new(MAX_IN_FLIGHT),
             replies: Replies::default(),
-            signed_in_at: SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs()),
+            signed_in_at: OnceLock::new(),
+            slack_routes: SlackRoutes::Http,
+        })
+    }
+
+    /// The same service, reporting Slack's traffic as arriving over `routes`.
+    pub fn over(self: Arc<Self>, routes: SlackRoutes) -> Arc<ApiState> {
+        match Arc::try_unwrap(self) {
+            Ok(mut state) => {
+                state.slack_routes = routes;
+                Arc::new(state)
+            }
+            Err(shared) => shared,
+        }
+    }
+
+    /// Slack answered: `/v1/answers` posts through `bot` from now on.
+    pub fn signed_in(&self, bot: Arc<Bot>) {
+        let _ = self
+            .signed_in_at
+            .set(crate::calendar::unix_now().max(0) as u64);
+        let _ = self.bot.set(bot);
+    }
+
+    /// The installation (or workspace) database opened: `/readyz` asks it.
+    pub fn database(&self, data: Arc<dyn WorkspaceData>) {
+        let _ = self.data.set(data);
+    }
+
+    /// The bot, or 503 naming Slack and what failed while it has not signed in.
+    fn slack(&self) -> Result<&Arc<Bot>, ApiError> {
+        self.bot.get().ok_or_else(|| {
+            let health = self.metrics.health();
+            let database = health.record(Part::Database);
+            let (waiting, record) = if self.data.get().is_none() {
+                (
+                    "is opening its database before signing in to Slack",
+                    database,
+                )
+            } else {
+                ("has not signed in to Slack yet", health.record(Part::Slack))
+            };
+            let why = record
+                .last_error
+                .map(|error| format!(": {error}"))
+                .unwrap_or_default();
+            ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "slack_unavailable",
+                format!(
+                    "sourcebot {waiting}{why}; nothing was posted (POST /v1/check works meanwhile)"
+                ),
+            )
+            .retry_after(5)
         })
     }
 }
@@ -201,14 +300,29 @@ impl Gate {
 /// else. Merge the Slack routes (and `/healthz`) beside it, then wrap the whole with
 /// [`count_requests`].
 pub fn router(state: Arc<ApiState>) -> Router {
+    routes(state)
+        .method_not_allowed_fallback(method_not_allowed)
+        .fallback(not_found)
+}
+
+/// The same routes without the fallbacks, for `serve`, which sends every other path
+/// to the Slack routes once they are up ([`Gate`]).
+pub fn routes(state: Arc<ApiState>) -> Router {
     Router::new()
-        .route("/readyz", get(readyz))
+        .route("/readyz", get(ready::all))
+        .route("/readyz/slack", get(ready::slack))
+        .route("/readyz/api", get(ready::api))
         .route("/metrics", get(metrics))
         .route("/v1/check", post(check))
         .route("/v1/answers", post(answers))
-        .method_not_allowed_fallback(method_not_allowed)
-        .fallback(not_found)
         .with_state(state)
+}
+
+/// Answers 404 (JSON) for paths no route serves, and 405 for a method a route does not
+/// take: the last routes of `serve`'s app.
+pub fn fallbacks(app: Router) -> Router {
+    app.method_not_allowed_fallback(method_not_allowed)
+        .fallback(not_found)
 }
 
 /// Counts every request answered in `metrics`, by matched route and status.
@@ -249,37 +363,8 @@ async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) ->
     )
 }
 
-/// `GET /readyz`: 200 once signed in, also while shared state (Redis) is away: a
-/// replica that can answer stays in the pool, and the body names what is degraded.
-async fn readyz(State(state): State<Arc<ApiState>>) -> Response {
-    let identity = state.bot.identity();
-    let installed = matches!(
-        state.bot.workspaces(),
-        crate::slack::Workspaces::Installed(_)
-    );
-    let shared = state.bot.state_health().await;
-    Json(serde_json::json!({
-        "ready": true,
-        "degraded": if shared.up { Vec::<&str>::new() } else { vec![shared.backend] },
-        "shared_state": {
-            "backend": shared.backend,
-            "status": if shared.up { "ok" } else { "degraded" },
-            "last_error": if shared.up { None } else { shared.last_error },
-        },
-        "slack": {
-            "auth_test": if identity.is_some() { "ok" } else { "no bot token" },
-            "user_id": identity.map(|i| i.user_id.as_str()),
-            "bot_id": identity.and_then(|i| i.bot_id.as_deref()),
-            "workspaces": if installed { "installed by OAuth" } else { "one (the bot token's)" },
-            "signed_in_at": state.signed_in_at,
-        },
-        "api": if state.settings.enabled() { "on" } else { "off" },
-    }))
-    .into_response()
-}
-
 async fn metrics(State(state): State<Arc<ApiState>>) -> Response {
-    metrics_response(state.bot.metrics())
+    metrics_response(&state.metrics)
 }
 
 fn metrics_response(metrics: &Metrics) -> Response {
@@ -554,10 +639,10 @@ async fn run_check(
 ) -> Result<Report, ApiError> {
     let size = answer.text.len() + answer.sources.len() * 200;
     let mut report = if size < BLOCKING_COLLECT_BYTES {
-        state.bot.pipeline().collect(&answer)
+        state.pipeline.collect(&answer)
     } else {
         let collecting = state.clone();
-        tokio::task::spawn_blocking(move || collecting.bot.pipeline().collect(&answer))
+        tokio::task::spawn_blocking(move || collecting.pipeline.collect(&answer))
             .await
             .map_err(|error| {
                 ApiError::new(
@@ -567,7 +652,7 @@ async fn run_check(
                 )
             })?
     };
-    let pipeline = state.bot.pipeline();
+    let pipeline = &state.pipeline;
     let listed = report.metrics.unique_sources + report.metrics.links_skipped;
     if listed > state.settings.max_sources {
         return Err(too_many_sources(listed, state.settings.max_sources));
@@ -616,7 +701,7 @@ fn response_body(
     report: &Report,
     posted: Option<Posted>,
 ) -> Result<Value, ApiError> {
-    let pipeline = state.bot.pipeline();
+    let pipeline = &state.pipeline;
     serde_json::to_value(CheckResponse {
         report,
         support_judges: judges(report, pipeline.config().render.support_model.as_deref()),
@@ -645,11 +730,7 @@ async fn check(
     let verify = read_query(query)?.verify()?;
     let hint = format_hint(&headers, false)?;
     let bytes = read_body(body, &headers, state.settings.max_body_bytes).await?;
-    let answer = state
-        .bot
-        .pipeline()
-        .parse(&bytes, hint)
-        .map_err(malformed)?;
+    let answer = state.pipeline.parse(&bytes, hint).map_err(malformed)?;
     check_source_count(&answer, state.settings.max_sources)?;
     let report = run_check(&state, answer, verify, None).await?;
     respond(&state, &report)

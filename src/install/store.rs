@@ -87,6 +87,10 @@ pub enum StoreError {
     /// The database refused or failed.
     #[error("the installation database failed: {0}")]
     Database(String),
+    /// The database could not be reached (refused, no route, no connection within
+    /// the pool's time): trying again later may work.
+    #[error("the installation database cannot be reached: {0}")]
+    Unreachable(String),
     /// A stored token could not be opened, or a token sealed.
     #[error(transparent)]
     Token(#[from] TokenKeyError),
@@ -95,6 +99,17 @@ pub enum StoreError {
 impl StoreError {
     pub(crate) fn database(error: impl std::fmt::Display) -> StoreError {
         StoreError::Database(crate::state::redis::without_secrets(&error.to_string()))
+    }
+
+    /// A connection error as [`StoreError::Unreachable`], anything else as
+    /// [`StoreError::Database`].
+    pub(crate) fn connecting(error: sqlx::Error) -> StoreError {
+        match error {
+            sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::Tls(_) => {
+                StoreError::Unreachable(crate::state::redis::without_secrets(&error.to_string()))
+            }
+            other => StoreError::database(other),
+        }
     }
 }
 
@@ -215,7 +230,7 @@ impl SqlStore {
                 .acquire_timeout(std::time::Duration::from_secs(5))
                 .connect(url)
                 .await
-                .map_err(StoreError::database)?;
+                .map_err(StoreError::connecting)?;
             sqlx::migrate!("src/install/migrations")
                 .run(&pool)
                 .await

@@ -28,6 +28,10 @@ pub const SETTINGS_RECHECK: Duration = Duration::from_secs(1);
 /// Where per-workspace settings, report history and feedback are kept.
 #[async_trait]
 pub trait WorkspaceData: Send + Sync {
+    /// `"sqlite"` or `"postgres"`, for `/readyz`.
+    fn backend(&self) -> &'static str;
+    /// Whether the database answers a trivial query now.
+    async fn ping(&self) -> Result<(), StoreError>;
     /// The settings `workspace` saved, if any.
     async fn settings(&self, workspace: &str) -> Result<Option<WorkspaceSettings>, StoreError>;
     /// Saves (replaces) the settings of `workspace`, changed by `changed_by` at `at`
@@ -176,6 +180,21 @@ const EXPORT_ORDER: &str = " ORDER BY f.at, f.workspace, f.channel, f.message_ts
 
 #[async_trait]
 impl WorkspaceData for SqlStore {
+    fn backend(&self) -> &'static str {
+        match self.pool() {
+            Pool::Sqlite(_) => "sqlite",
+            Pool::Postgres(_) => "postgres",
+        }
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        match self.pool() {
+            Pool::Sqlite(pool) => sqlx::query("SELECT 1").execute(pool).await.map(|_| ()),
+            Pool::Postgres(pool) => sqlx::query("SELECT 1").execute(pool).await.map(|_| ()),
+        }
+        .map_err(StoreError::database)
+    }
+
     async fn settings(&self, workspace: &str) -> Result<Option<WorkspaceSettings>, StoreError> {
         let found = rows!(
             self.pool(),

@@ -6,6 +6,7 @@
 //! latency and outcomes go to the metrics.
 
 use super::{LlmError, LlmSettings};
+use crate::health::Part;
 use crate::metrics::Metrics;
 use crate::reply::{innermost, read_capped, retry_after, service_client, BodyError};
 use crate::state::memory::TtlMap;
@@ -209,6 +210,9 @@ impl LlmClient {
         match parsed {
             Ok((value, valid)) => {
                 self.count_call(request.purpose, "ok", seconds);
+                if let Some(metrics) = &self.metrics {
+                    metrics.health().ok(Part::Model);
+                }
                 self.remember(&key, &value).await;
                 Ok(Answered {
                     value: valid,
@@ -336,6 +340,19 @@ impl LlmClient {
     fn failed(&self, purpose: &'static str, error: LlmError, seconds: Option<f64>) -> LlmError {
         tracing::info!(purpose, %error, "the model gave no usable answer; the built-in rules take over");
         self.count_call(purpose, error.label(), seconds);
+        if let Some(metrics) = &self.metrics {
+            // Only a failure to reach the endpoint (or a 5xx) says it is down.
+            let down = match &error {
+                LlmError::Timeout(_) | LlmError::Transport(_) => true,
+                LlmError::Status { status, .. } => *status >= 500,
+                _ => false,
+            };
+            if down {
+                metrics.health().failed(Part::Model, &error.to_string());
+            } else if seconds.is_some() {
+                metrics.health().ok(Part::Model);
+            }
+        }
         error
     }
 

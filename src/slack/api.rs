@@ -9,8 +9,10 @@
 
 use super::inbound::{BotIdentity, Permalink};
 use crate::collect::slack_message::lenient;
+use crate::health::SlackOutcome;
 use crate::metrics::Metrics;
 use crate::render::blocks::BlockMessage;
+use crate::reply::innermost;
 use crate::state::{BotState, MemoryState};
 use serde::Serialize;
 use serde_json::Value;
@@ -19,6 +21,27 @@ use slack_morphism::prelude::*;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// Slack's error codes that mean the workspace's token no longer works: that workspace
+/// is down in `/readyz`, not Slack.
+const REFUSED_TOKEN: [&str; 6] = [
+    "invalid_auth",
+    "not_authed",
+    "token_revoked",
+    "token_expired",
+    "account_inactive",
+    "team_access_not_granted",
+];
+
+/// Whether a failed request never left this process: the connection could not be made
+/// (refused, no route, name not resolved), so Slack did not act on it.
+fn never_sent(protocol: &slack_morphism::errors::SlackClientHttpProtocolError) -> bool {
+    protocol
+        .cause
+        .as_ref()
+        .and_then(|cause| cause.downcast_ref::<hyper_util::client::legacy::Error>())
+        .is_some_and(hyper_util::client::legacy::Error::is_connect)
+}
 
 /// The slack-morphism client over hyper, http or https.
 pub type HyperClient = SlackClient<SlackClientHyperConnector<HttpsConnector>>;
@@ -63,6 +86,16 @@ pub enum CallError {
         /// The timeout.
         seconds: u64,
     },
+    /// Slack could not be reached (the connection failed before the request was
+    /// sent) or said it is unavailable (HTTP 502, 503, 504): the request was not acted
+    /// on, so it may be sent again.
+    #[error("Slack cannot be reached ({method}): {detail}")]
+    Unreachable {
+        /// The API method.
+        method: &'static str,
+        /// What went wrong.
+        detail: String,
+    },
     /// The request failed on the way (network, protocol).
     #[error("calling Slack's {method} failed: {detail}")]
     Transport {
@@ -74,6 +107,25 @@ pub enum CallError {
 }
 
 impl CallError {
+    /// The outcome label of `sourcebot_slack_calls`.
+    pub fn outcome(&self) -> &'static str {
+        match self {
+            CallError::Slack { .. } => "slack_error",
+            CallError::RateLimited { .. } => "rate_limited",
+            CallError::Timeout { .. } => "timeout",
+            CallError::Unreachable { .. } => "unreachable",
+            CallError::Transport { .. } => "transport",
+        }
+    }
+
+    /// Whether Slack could not be reached or did not answer: trying later may work.
+    pub fn is_outage(&self) -> bool {
+        matches!(
+            self,
+            CallError::Timeout { .. } | CallError::Unreachable { .. } | CallError::Transport { .. }
+        )
+    }
+
     /// Slack's error code, when Slack gave one.
     pub fn code(&self) -> Option<&str> {
         match self {
@@ -193,7 +245,36 @@ pub struct SlackApi {
     /// Post slots and Slack's back-offs: in this process, or shared by replicas.
     limits: Arc<dyn BotState>,
     metrics: Option<Arc<Metrics>>,
+    /// The workspace whose token this is (`T…`), for its health in `/readyz`.
+    workspace: Option<Arc<str>>,
+    /// How long a reply Slack could not be reached for is tried again (0: never).
+    retry_for: Duration,
 }
+
+/// The longest wait between two tries of a reply Slack could not be reached for.
+pub const MAX_RETRY_STEP: Duration = Duration::from_secs(15);
+
+/// The methods that deliver a reply: tried again, within the client's retry window,
+/// when Slack could not be reached.
+const REPLY_METHODS: [&str; 7] = [
+    "chat.postMessage",
+    "chat.postEphemeral",
+    "chat.update",
+    "chat.delete",
+    "views.publish",
+    "views.update",
+    "response_url",
+];
+
+/// Of those, the ones that can be sent twice without a second message: tried again
+/// after a timeout too (a post that timed out may have arrived, and Slack has no
+/// idempotency key to make a second one safe).
+const IDEMPOTENT_REPLY_METHODS: [&str; 4] = [
+    "chat.update",
+    "chat.delete",
+    "views.publish",
+    "views.update",
+];
 
 /// The body of a post to a `response_url`.
 #[derive(Debug, Clone, Serialize)]
@@ -268,7 +349,31 @@ impl SlackApi {
                 .map_err(|e| SetupError::Certificates(e.to_string()))?,
             limits: Arc::new(MemoryState::new()),
             metrics: None,
+            workspace: None,
+            retry_for: Duration::ZERO,
         })
+    }
+
+    /// Replies (posts, updates, deletions, views published, `response_url` posts) that
+    /// fail because Slack cannot be reached (a refused connection, 502, 503, 504) are
+    /// tried again after 1, 2, 4… s (at most [`MAX_RETRY_STEP`] apart) for up to
+    /// `window`; then the error is returned and counted as lost. Zero: no retries.
+    pub fn with_retries(mut self, window: Duration) -> SlackApi {
+        self.retry_for = window;
+        self
+    }
+
+    /// This client, replying once (no retries): for callers that wait on the answer,
+    /// such as the answer API, whose client can try again itself.
+    pub fn without_retries(&self) -> SlackApi {
+        self.with_token_of(self.token.clone())
+            .with_retries(Duration::ZERO)
+    }
+
+    /// Reports this client's calls under `workspace` (`T…`) in `/readyz`.
+    pub fn for_workspace(mut self, workspace: &str) -> SlackApi {
+        self.workspace = Some(Arc::from(workspace));
+        self
     }
 
     /// Takes post slots and Slack's back-offs from `state`, so that replicas sharing it
@@ -281,14 +386,20 @@ impl SlackApi {
     /// The same client (connections, state, metrics) acting with `bot_token`: one
     /// workspace's, when the app is installed in many.
     pub fn with_token(&self, bot_token: &str) -> SlackApi {
+        self.with_token_of(SlackApiToken::new(bot_token.to_string().into()))
+    }
+
+    fn with_token_of(&self, token: SlackApiToken) -> SlackApi {
         SlackApi {
             client: self.client.clone(),
-            token: SlackApiToken::new(bot_token.to_string().into()),
+            token,
             call_timeout: self.call_timeout,
             api_url: self.api_url.clone(),
             http: self.http.clone(),
             limits: self.limits.clone(),
             metrics: self.metrics.clone(),
+            workspace: self.workspace.clone(),
+            retry_for: self.retry_for,
         }
     }
 
@@ -298,36 +409,93 @@ impl SlackApi {
         self
     }
 
+    /// The metrics this client counts into, when it has them.
+    pub fn metrics(&self) -> Option<&Arc<Metrics>> {
+        self.metrics.as_ref()
+    }
+
     /// The slack-morphism client (Socket Mode needs it).
     pub fn client(&self) -> Arc<HyperClient> {
         self.client.clone()
     }
 
     /// Runs one call with the timeout; a 429 is waited out (up to [`MAX_RETRY_WAIT`])
-    /// and tried once more.
+    /// and tried once more; a reply Slack could not be reached for is tried again
+    /// within the retry window ([`SlackApi::with_retries`]). The outcome is counted
+    /// and told to the Slack part's health.
     async fn call<T, F, Fut>(&self, method: &'static str, attempt: F) -> Result<T, CallError>
     where
         F: Fn() -> Fut,
         Fut: Future<Output = ClientResult<T>>,
     {
-        let result = self.call_with_retry(method, attempt).await;
-        if let Some(metrics) = &self.metrics {
-            let outcome = match &result {
-                Ok(_) => "ok",
-                Err(CallError::Slack { .. }) => "slack_error",
-                Err(CallError::RateLimited { .. }) => "rate_limited",
-                Err(CallError::Timeout { .. }) => "timeout",
-                Err(CallError::Transport { .. }) => "transport",
-            };
-            metrics.slack_call(method, outcome);
+        let started = std::time::Instant::now();
+        let mut wait = Duration::from_secs(1);
+        let mut result = self.call_with_retry(method, &attempt).await;
+        while let Err(error) = &result {
+            if !self.retries(method, error) || started.elapsed() + wait > self.retry_for {
+                break;
+            }
+            tracing::info!(
+                method,
+                %error,
+                retry_in_ms = wait.as_millis() as u64,
+                "Slack cannot be reached: trying the reply again"
+            );
+            if let Some(metrics) = &self.metrics {
+                metrics.slack_retry(method);
+            }
+            tokio::time::sleep(wait).await;
+            wait = (wait * 2).min(MAX_RETRY_STEP);
+            result = self.call_with_retry(method, &attempt).await;
         }
+        self.observe(method, &result);
         result
+    }
+
+    /// Whether `error` of `method` is worth another try: a reply that did not reach
+    /// Slack (or, for a reply that may be sent twice, timed out), with a window set.
+    fn retries(&self, method: &str, error: &CallError) -> bool {
+        !self.retry_for.is_zero()
+            && REPLY_METHODS.contains(&method)
+            && match error {
+                CallError::Unreachable { .. } => true,
+                CallError::Timeout { .. } => IDEMPOTENT_REPLY_METHODS.contains(&method),
+                _ => false,
+            }
+    }
+
+    /// Counts the call's outcome, tells the Slack part's health, and counts a reply
+    /// that could not be delivered for want of Slack as lost.
+    fn observe<T>(&self, method: &'static str, result: &Result<T, CallError>) {
+        let Some(metrics) = &self.metrics else { return };
+        let outcome = match result {
+            Ok(_) => "ok",
+            Err(error) => error.outcome(),
+        };
+        metrics.slack_call(method, outcome);
+        let workspace = self.workspace.as_deref();
+        let health = metrics.health();
+        match result {
+            Ok(_) => health.slack_call(workspace, SlackOutcome::Reached),
+            Err(error @ (CallError::Unreachable { .. } | CallError::Timeout { .. })) => {
+                let error = error.to_string();
+                health.slack_call(workspace, SlackOutcome::Unreachable(&error));
+                if REPLY_METHODS.contains(&method) {
+                    metrics.reply_lost(method);
+                }
+            }
+            Err(CallError::Slack { code, .. }) if REFUSED_TOKEN.contains(&code.as_str()) => {
+                let error = format!("Slack refused the token ({code})");
+                health.slack_call(workspace, SlackOutcome::Refused(&error));
+            }
+            Err(_) => health.slack_call(workspace, SlackOutcome::Reached),
+        }
     }
 
     async fn call_with_retry<T, F, Fut>(
         &self,
         method: &'static str,
-        attempt: F,
+        attempt: &F,
     ) -> Result<T, CallError>
     where
         F: Fn() -> Fut,
@@ -381,6 +549,24 @@ impl SlackApi {
                 method,
                 code: api.code,
             })),
+            Ok(Err(SlackClientError::HttpError(http)))
+                if matches!(http.status_code.as_u16(), 502..=504) =>
+            {
+                Ok(Err(CallError::Unreachable {
+                    method,
+                    detail: format!("Slack answered HTTP {}", http.status_code.as_u16()),
+                }))
+            }
+            Ok(Err(SlackClientError::HttpProtocolError(protocol))) if never_sent(&protocol) => {
+                Ok(Err(CallError::Unreachable {
+                    method,
+                    detail: protocol
+                        .cause
+                        .as_ref()
+                        .map(|cause| innermost(cause.as_ref()))
+                        .unwrap_or_else(|| "cannot connect".to_string()),
+                }))
+            }
             Ok(Err(other)) => Ok(Err(CallError::Transport {
                 method,
                 detail: other.to_string(),
@@ -684,6 +870,10 @@ impl SlackApi {
                 method: METHOD,
                 seconds: self.call_timeout.as_secs(),
             }),
+            Ok(Err(error)) if error.is_connect() => Err(CallError::Unreachable {
+                method: METHOD,
+                detail: error.without_url().to_string(),
+            }),
             Ok(Err(error)) => Err(CallError::Transport {
                 method: METHOD,
                 detail: error.without_url().to_string(),
@@ -705,16 +895,7 @@ impl SlackApi {
                 }),
             },
         };
-        if let Some(metrics) = &self.metrics {
-            let outcome = match &result {
-                Ok(_) => "ok",
-                Err(CallError::Slack { .. }) => "slack_error",
-                Err(CallError::RateLimited { .. }) => "rate_limited",
-                Err(CallError::Timeout { .. }) => "timeout",
-                Err(CallError::Transport { .. }) => "transport",
-            };
-            metrics.slack_call(METHOD, outcome);
-        }
+        self.observe(METHOD, &result);
         result
     }
 

@@ -165,7 +165,11 @@ impl Bot {
                         })
                     }
                     Err(error) => {
-                        tracing::warn!(%error, channel, "cannot post the sources");
+                        tracing::warn!(%error, channel, thread_ts, "cannot post the sources: the reply is lost");
+                        if slack_is_away(&error) {
+                            // Telling the person would go through the same Slack.
+                            return None;
+                        }
                         let why = match error.code() {
                             Some("not_in_channel") | Some("channel_not_found") => "I am not in this channel, so I cannot post the sources here. Invite me with `/invite @sourcebot` and ask again.".to_string(),
                             _ => format!("I checked the sources but could not post them: {}.", slack_reason(&error)),
@@ -194,7 +198,7 @@ impl Bot {
                         })
                     }
                     Err(error) => {
-                        tracing::warn!(%error, channel, "cannot show the sources to the person who asked");
+                        tracing::warn!(%error, channel, thread_ts, "cannot show the sources to the person who asked: the reply is lost");
                         None
                     }
                 }
@@ -208,7 +212,7 @@ impl Bot {
                 push_button(&mut shown.blocks.blocks, share_button(&share_key));
                 let shown = self.with_feedback(ws, shown, key);
                 if let Err(error) = self.respond_report(ws, response_url, &shown, false).await {
-                    tracing::error!(%error, "cannot answer the command, even as plain text");
+                    tracing::error!(%error, channel = %channel, "cannot answer the command, even as plain text: the reply is lost");
                     return None;
                 }
                 Some(Delivered::Ephemeral {
@@ -284,7 +288,10 @@ impl Bot {
                     text.to_string(),
                 );
                 if let Err(error) = ws.api.post(channel, Some(thread_ts), &outgoing).await {
-                    tracing::warn!(%error, channel, "cannot reply");
+                    tracing::warn!(%error, channel, thread_ts, "cannot reply: the reply is lost");
+                    if slack_is_away(&error) {
+                        return;
+                    }
                     self.tell(ws, channel, user.as_deref(), response_url.as_deref(), text)
                         .await;
                 }
@@ -320,6 +327,12 @@ impl Bot {
             tracing::warn!(%error, channel, "cannot tell the person either");
         }
     }
+}
+
+/// Whether `error` says Slack could not be reached (after the client's retries): then
+/// telling the person through Slack would fail the same way, and only the log is left.
+fn slack_is_away(error: &CallError) -> bool {
+    matches!(error, CallError::Unreachable { .. })
 }
 
 /// Where a report went, so it can be replaced in place.

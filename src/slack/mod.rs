@@ -17,6 +17,7 @@ mod feedback;
 pub mod home;
 pub mod http;
 pub mod inbound;
+pub mod permalinks;
 pub mod settings;
 pub mod settings_view;
 pub mod settle;
@@ -81,6 +82,22 @@ pub enum StartError {
     NoWorkspace,
 }
 
+/// Where the bot's pipeline comes from.
+enum PipelineFrom {
+    /// Built once signed in, checking the home workspace's Slack links.
+    Config(Box<Config>),
+    /// Built by the caller beforehand.
+    Built(Arc<Pipeline>),
+}
+
+/// What a bot is assembled from besides its settings and pipeline.
+struct Parts {
+    metrics: Arc<Metrics>,
+    state: Arc<dyn BotState>,
+    installations: Option<Arc<dyn Installations>>,
+    data: Option<Arc<dyn WorkspaceData>>,
+}
+
 /// The bot: the workspaces it serves (each with its Slack client and identity), whom it
 /// watches, the pipeline, and its state (deliveries handled, reports to share, replies
 /// to watched answers).
@@ -88,7 +105,7 @@ pub struct Bot {
     workspaces: Workspaces,
     /// The client every workspace's is made from (Socket Mode's connection, metrics).
     base_api: Arc<SlackApi>,
-    pipeline: Pipeline,
+    pipeline: Arc<Pipeline>,
     metrics: Arc<Metrics>,
     state: Arc<dyn BotState>,
     settler: settle::Settler,
@@ -169,6 +186,47 @@ impl Bot {
         installations: Option<Arc<dyn Installations>>,
         data: Option<Arc<dyn WorkspaceData>>,
     ) -> Result<Arc<Bot>, StartError> {
+        let parts = Parts {
+            metrics,
+            state,
+            installations,
+            data,
+        };
+        Bot::assemble(settings, PipelineFrom::Config(Box::new(config)), parts).await
+    }
+
+    /// [`Bot::start_with_data`] with a pipeline built before signing in (`serve`'s,
+    /// which the answer API uses meanwhile): the bot checks answers with it, and Slack
+    /// links in answers that name no workspace are checked through whatever internal
+    /// checker it was built with.
+    pub async fn start_with_pipeline(
+        settings: &SlackSettings,
+        pipeline: Arc<Pipeline>,
+        metrics: Arc<Metrics>,
+        state: Arc<dyn BotState>,
+        installations: Option<Arc<dyn Installations>>,
+        data: Option<Arc<dyn WorkspaceData>>,
+    ) -> Result<Arc<Bot>, StartError> {
+        let parts = Parts {
+            metrics,
+            state,
+            installations,
+            data,
+        };
+        Bot::assemble(settings, PipelineFrom::Built(pipeline), parts).await
+    }
+
+    async fn assemble(
+        settings: &SlackSettings,
+        pipeline: PipelineFrom,
+        parts: Parts,
+    ) -> Result<Arc<Bot>, StartError> {
+        let Parts {
+            metrics,
+            state,
+            installations,
+            data,
+        } = parts;
         let data: Arc<dyn WorkspaceData> = match data {
             Some(data) => data,
             None => Arc::new(SqlStore::connect_for_data("sqlite::memory:").await?),
@@ -176,7 +234,8 @@ impl Bot {
         let base_api = Arc::new(
             SlackApi::new(&settings.api_url, "", settings.call_timeout)?
                 .with_metrics(metrics.clone())
-                .with_state(state.clone()),
+                .with_state(state.clone())
+                .with_retries(settings.retry_for),
         );
         let watched: HashSet<String> = settings.watch_bot_ids.iter().cloned().collect();
         let home = match settings.bot_token.as_deref() {
@@ -196,24 +255,32 @@ impl Bot {
             None => None,
         };
         let workspaces = match (installations, home) {
-            (Some(installations), home) => Workspaces::Installed(Installed::new(
-                installations,
-                base_api.clone(),
-                state.clone(),
-                watched,
-                home,
-            )),
+            (Some(installations), home) => Workspaces::Installed(
+                Installed::new(
+                    installations,
+                    base_api.clone(),
+                    state.clone(),
+                    watched,
+                    home,
+                )
+                .with_ttl(settings.workspace_cache_ttl),
+            ),
             (None, Some(home)) => Workspaces::Single(home),
             (None, None) => return Err(StartError::NoWorkspace),
         };
-        let mut pipeline = Pipeline::builder()
-            .config(config)
-            .metrics(metrics.clone())
-            .shared_state(state.clone());
-        if let Some(home) = workspaces.home() {
-            pipeline = pipeline.internal_checker(home.permalinks.clone());
-        }
-        let pipeline = pipeline.build()?;
+        let pipeline = match pipeline {
+            PipelineFrom::Built(pipeline) => pipeline,
+            PipelineFrom::Config(config) => {
+                let mut pipeline = Pipeline::builder()
+                    .config(*config)
+                    .metrics(metrics.clone())
+                    .shared_state(state.clone());
+                if let Some(home) = workspaces.home() {
+                    pipeline = pipeline.internal_checker(home.permalinks.clone());
+                }
+                Arc::new(pipeline.build()?)
+            }
+        };
         let defaults = Defaults {
             watch_bot_ids: settings.watch_bot_ids.iter().cloned().collect(),
             support: pipeline.checks_support(),
@@ -276,6 +343,11 @@ impl Bot {
 
     /// The pipeline answers are checked with.
     pub fn pipeline(&self) -> &Pipeline {
+        &self.pipeline
+    }
+
+    /// The same pipeline, to share (the answer API checks with it).
+    pub fn shared_pipeline(&self) -> &Arc<Pipeline> {
         &self.pipeline
     }
 
@@ -460,10 +532,19 @@ impl Bot {
         match self.workspaces.resolve(key).await {
             Ok(workspace) => Some(workspace),
             Err(why @ workspace::Unserved::Store(_)) => {
-                tracing::warn!(%why, "{what} from a workspace whose installation cannot be read: not acted on");
+                self.metrics.unserved("database");
+                tracing::warn!(
+                    %why,
+                    workspace = key.map_or("-", WorkspaceKey::scope),
+                    "{what} from a workspace whose installation cannot be read (the database is down?): acknowledged, not acted on"
+                );
                 None
             }
             Err(why) => {
+                self.metrics.unserved(match why {
+                    workspace::Unserved::NoWorkspace => "no_workspace",
+                    _ => "not_installed",
+                });
                 tracing::info!(%why, "{what} from a workspace the app is not installed in: not acted on");
                 None
             }
@@ -509,6 +590,7 @@ impl Bot {
     fn permit(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
         let permit = self.pending.clone().try_acquire_owned().ok();
         if permit.is_none() {
+            self.metrics.unserved("busy");
             tracing::warn!(
                 limit = MAX_PENDING_JOBS,
                 "too many requests in progress: this one is dropped"
@@ -749,7 +831,9 @@ fn slack_reason(error: &CallError) -> String {
         CallError::Slack { code, .. } => format!("Slack said `{code}`"),
         CallError::RateLimited { .. } => "Slack is rate-limiting me; try again in a minute".into(),
         CallError::Timeout { .. } => "Slack did not answer in time".into(),
-        CallError::Transport { .. } => "Slack could not be reached".into(),
+        CallError::Unreachable { .. } | CallError::Transport { .. } => {
+            "Slack could not be reached".into()
+        }
     }
 }
 

@@ -37,6 +37,17 @@ pub const SETTLE_MAX: &str = "SOURCEBOT_SETTLE_MAX";
 /// `rediss://` for TLS); unset, the state stays in this process.
 pub const REDIS_URL: &str = "SOURCEBOT_REDIS_URL";
 
+/// `SOURCEBOT_SLACK_RETRY_FOR`: how long a reply Slack cannot be reached for (a
+/// refused connection, HTTP 502, 503 or 504) is tried again, with back-off, before it
+/// is logged with its channel and thread and given up (default 60 s; 0 s: never).
+pub const SLACK_RETRY_FOR: &str = "SOURCEBOT_SLACK_RETRY_FOR";
+/// Default of [`SLACK_RETRY_FOR`].
+pub const DEFAULT_SLACK_RETRY_FOR: Duration = Duration::from_secs(60);
+/// `SOURCEBOT_WORKSPACE_CACHE_TTL`: how long a workspace's installation, once read, is
+/// used before it is read again (default 60 s). While the database is down, workspaces
+/// read within the last hour go on being served from the cache.
+pub const WORKSPACE_CACHE_TTL: &str = "SOURCEBOT_WORKSPACE_CACHE_TTL";
+
 /// Default of [`SETTLE`].
 pub const DEFAULT_SETTLE: Duration = Duration::from_millis(1500);
 /// `SOURCEBOT_HISTORY_DAYS`: how many days each workspace's report history and the
@@ -92,6 +103,10 @@ pub struct SlackSettings {
     pub redis_url: Option<String>,
     /// Days the report history and feedback are kept.
     pub history_days: u32,
+    /// How long a reply Slack cannot be reached for is tried again.
+    pub retry_for: Duration,
+    /// How long a workspace's installation, once read, is used before it is read again.
+    pub workspace_cache_ttl: Duration,
 }
 
 impl std::fmt::Debug for SlackSettings {
@@ -114,6 +129,8 @@ impl std::fmt::Debug for SlackSettings {
             .field("settle", &self.settle)
             .field("settle_max", &self.settle_max)
             .field("history_days", &self.history_days)
+            .field("retry_for", &self.retry_for)
+            .field("workspace_cache_ttl", &self.workspace_cache_ttl)
             .field(
                 "redis_url",
                 &self
@@ -231,7 +248,27 @@ impl SlackSettings {
                     expected: "expected a whole number of days from 1 to 3650".into(),
                 })?,
         };
+        let retry_for = match get(SLACK_RETRY_FOR) {
+            None => DEFAULT_SLACK_RETRY_FOR,
+            Some(value) => duration(
+                SLACK_RETRY_FOR,
+                &value,
+                Duration::ZERO,
+                Duration::from_secs(600),
+            )?,
+        };
+        let workspace_cache_ttl = match get(WORKSPACE_CACHE_TTL) {
+            None => crate::slack::workspace::WORKSPACE_CACHE_TTL,
+            Some(value) => duration(
+                WORKSPACE_CACHE_TTL,
+                &value,
+                Duration::from_secs(1),
+                Duration::from_secs(3600),
+            )?,
+        };
         Ok(SlackSettings {
+            retry_for,
+            workspace_cache_ttl,
             bot_token,
             transport,
             listen,

@@ -407,7 +407,7 @@ impl Bot {
                     "failed"
                 }
                 Err(error) => {
-                    tracing::warn!(%error, channel = %key.channel, "cannot update the sources: {}", slack_reason(&error));
+                    tracing::warn!(%error, channel = %key.channel, answer_ts = %key.ts, "cannot update the sources: {}", slack_reason(&error));
                     "failed"
                 }
             },
@@ -460,7 +460,7 @@ impl Bot {
                         "posted"
                     }
                     Err(error) => {
-                        tracing::warn!(%error, channel = %key.channel, "cannot post the sources of a watched answer: {}", slack_reason(&error));
+                        tracing::warn!(%error, channel = %key.channel, thread_ts = %thread_ts, "cannot post the sources of a watched answer: {}", slack_reason(&error));
                         "failed"
                     }
                 }

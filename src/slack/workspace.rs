@@ -12,16 +12,13 @@
 //! workspace with no installation is acknowledged, logged and not acted on.
 
 use super::api::SlackApi;
-use super::inbound::{slack_file_id, BotIdentity, Permalink, Watch};
-use crate::collect::slack_message::{read_message, ReadOptions};
-use crate::model::{SourceKind, Verdict, VerdictClass};
-use crate::page::{text_signals, Page, PageKind, PageRead};
-use crate::state::memory::TtlMap;
+use super::inbound::{BotIdentity, Watch};
+pub use super::permalinks::{NoSlackToken, PermalinkChecker, NO_SLACK_TOKEN};
+use crate::health::Part;
 use crate::state::{BotState, ScopedState};
-use crate::verify::{Checked, InternalChecker};
+use crate::verify::InternalChecker;
 use async_trait::async_trait;
 use dashmap::DashMap;
-use futures_util::future::BoxFuture;
 use serde_json::Value;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -32,8 +29,14 @@ use std::time::{Duration, Instant};
 /// rotated-out token stays valid until it expires, hours later).
 pub const WORKSPACE_CACHE_TTL: Duration = Duration::from_secs(60);
 
-/// Workspaces kept resolved at most; past it expired entries are dropped, then all.
+/// Workspaces kept resolved at most; past it entries too old to serve even while the
+/// database is down are dropped, then expired ones, then all.
 pub const WORKSPACE_CACHE_MAX: usize = 10_000;
+
+/// How old a cached workspace may be and still be served while the installation
+/// database cannot be read: long enough to ride out an outage, short enough that a
+/// rotated token (valid for 12 hours) is still good.
+pub const WORKSPACE_STALE_MAX: Duration = Duration::from_secs(3600);
 
 /// Which installation serves a request: a workspace (`T…`), possibly in an Enterprise
 /// Grid organization (`E…`), or the organization as a whole for an org-wide install.
@@ -215,6 +218,10 @@ impl Workspace {
             Some(key) => Arc::new(ScopedState::new(shared.clone(), key.scope())),
             None => shared.clone(),
         };
+        let api = match &key {
+            Some(key) => api.for_workspace(key.scope()),
+            None => api,
+        };
         let api = Arc::new(api.with_state(state.clone()));
         Workspace {
             key,
@@ -262,6 +269,8 @@ pub struct Installed {
     /// token when the store has no installation for it.
     home: Option<Arc<Workspace>>,
     cache: DashMap<WorkspaceKey, (Arc<Workspace>, Instant)>,
+    /// How long a cached workspace is used before its installation is read again.
+    ttl: Duration,
 }
 
 /// Why a request's workspace cannot be served.
@@ -296,15 +305,45 @@ impl Installed {
             watched,
             home,
             cache: DashMap::new(),
+            ttl: WORKSPACE_CACHE_TTL,
         }
     }
 
-    /// The workspace `key` names, from the cache when it is fresh.
+    /// These workspaces, each read again from the store `ttl` after it was last read.
+    pub fn with_ttl(mut self, ttl: Duration) -> Installed {
+        self.ttl = ttl;
+        self
+    }
+
+    /// The workspace `key` names, from the cache when it is fresh; while the store
+    /// cannot be read, from the cache when it was read within [`WORKSPACE_STALE_MAX`].
     async fn resolve(&self, key: &WorkspaceKey) -> Result<Arc<Workspace>, Unserved> {
         if let Some(workspace) = self.cached(key) {
             return Ok(workspace);
         }
-        let credentials = self.installations.credentials(key).await?;
+        let health = self.base.metrics().map(|metrics| metrics.health());
+        let credentials = match self.installations.credentials(key).await {
+            Ok(credentials) => {
+                if let Some(health) = health {
+                    health.ok(Part::Database);
+                }
+                credentials
+            }
+            Err(error) => {
+                if let Some(health) = health {
+                    health.failed(Part::Database, &error.to_string());
+                }
+                if let Some(workspace) = self.aged(key, WORKSPACE_STALE_MAX) {
+                    tracing::warn!(
+                        workspace = key.scope(),
+                        %error,
+                        "the installation database cannot be read: serving the workspace as last read"
+                    );
+                    return Ok(workspace);
+                }
+                return Err(error.into());
+            }
+        };
         let workspace = match credentials {
             Some(credentials) => Arc::new(
                 Workspace::new(
@@ -329,14 +368,23 @@ impl Installed {
     }
 
     fn cached(&self, key: &WorkspaceKey) -> Option<Arc<Workspace>> {
+        self.aged(key, self.ttl)
+    }
+
+    /// The cached workspace for `key` if it was read less than `age` ago.
+    fn aged(&self, key: &WorkspaceKey, age: Duration) -> Option<Arc<Workspace>> {
         let entry = self.cache.get(key)?;
-        (entry.1.elapsed() < WORKSPACE_CACHE_TTL).then(|| entry.0.clone())
+        (entry.1.elapsed() < age).then(|| entry.0.clone())
     }
 
     fn keep(&self, key: &WorkspaceKey, workspace: &Arc<Workspace>) {
         if self.cache.len() >= WORKSPACE_CACHE_MAX {
             self.cache
-                .retain(|_, (_, at)| at.elapsed() < WORKSPACE_CACHE_TTL);
+                .retain(|_, (_, at)| at.elapsed() < WORKSPACE_STALE_MAX);
+        }
+        if self.cache.len() >= WORKSPACE_CACHE_MAX {
+            let ttl = self.ttl;
+            self.cache.retain(|_, (_, at)| at.elapsed() < ttl);
             if self.cache.len() >= WORKSPACE_CACHE_MAX {
                 self.cache.clear();
             }
@@ -406,220 +454,10 @@ impl Workspaces {
     }
 }
 
-/// Checks Slack permalinks through the Web API: verified when the message exists,
-/// broken when Slack says it does not, restricted when the bot cannot see the channel.
-/// Each message found is kept for a few minutes, for the support check that follows,
-/// so that it costs no second call; its text is read only if that check asks.
-pub struct PermalinkChecker {
-    api: Arc<SlackApi>,
-    messages: TtlMap<String, Arc<Value>>,
-}
-
-/// How long a checked message is kept for the support check.
-const MESSAGE_TTL: Duration = Duration::from_secs(300);
-/// Messages kept at most per workspace.
-const MESSAGE_MAX: usize = 1_000;
-
-impl PermalinkChecker {
-    /// A checker calling Slack through `api`.
-    pub fn new(api: Arc<SlackApi>) -> PermalinkChecker {
-        PermalinkChecker {
-            api,
-            messages: TtlMap::new(MESSAGE_TTL, MESSAGE_MAX),
-        }
-    }
-
-    /// The text of `message`, found at `url`, as a page to judge claims against.
-    fn text_of(url: &str, message: &Value) -> PageRead {
-        let read = read_message(message, &ReadOptions::default());
-        let text = read.answer.text.trim().to_string();
-        if text.is_empty() {
-            return PageRead::Unreadable("the message has no text".to_string());
-        }
-        PageRead::Read(Page {
-            final_url: Some(url.to_string()),
-            title: None,
-            signals: text_signals(&text),
-            text,
-            kind: PageKind::Text,
-            truncated: false,
-        })
-    }
-
-    /// A message's verdict: whether Slack has it (keeping it for the support check).
-    async fn check_message(&self, url: &str) -> Verdict {
-        let started = Instant::now();
-        let Some(link) = Permalink::parse(url) else {
-            return Verdict::not_checked("not a Slack message link");
-        };
-        let (class, reason) = match self.api.message(&link).await {
-            Ok(Some(message)) => {
-                self.messages.insert(url.to_string(), Arc::new(message));
-                (VerdictClass::Verified, "the message exists".to_string())
-            }
-            Ok(None) => (
-                VerdictClass::Broken,
-                "Slack has no such message".to_string(),
-            ),
-            Err(error) => match error.code() {
-                Some(
-                    "channel_not_found" | "not_in_channel" | "missing_scope" | "access_denied",
-                ) => (
-                    VerdictClass::Restricted,
-                    format!(
-                        "the bot cannot see this channel ({})",
-                        error.code().unwrap_or_default()
-                    ),
-                ),
-                Some("thread_not_found" | "message_not_found") => (
-                    VerdictClass::Broken,
-                    "Slack has no such message".to_string(),
-                ),
-                _ => (VerdictClass::Unreachable, error.to_string()),
-            },
-        };
-        Verdict {
-            class,
-            status_code: None,
-            final_url: Some(url.to_string()),
-            elapsed_ms: Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)),
-            reason: Some(reason),
-        }
-    }
-
-    /// A Slack file's verdict and title through `files.info`.
-    async fn check_file(&self, url: &str, file_id: &str) -> Checked {
-        let started = Instant::now();
-        let verdict = |class: VerdictClass, reason: String| Verdict {
-            class,
-            status_code: None,
-            final_url: Some(url.to_string()),
-            elapsed_ms: Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)),
-            reason: Some(reason),
-        };
-        match self.api.file_info(file_id).await {
-            Ok(file) => {
-                let text = |key: &str| {
-                    file.get(key)
-                        .and_then(Value::as_str)
-                        .map(str::trim)
-                        .filter(|t| !t.is_empty())
-                        .map(str::to_string)
-                };
-                let title = text("title").or_else(|| text("name"));
-                if file.get("mode").and_then(Value::as_str) == Some("tombstone") {
-                    return Checked {
-                        verdict: verdict(VerdictClass::Broken, "the file was deleted".into()),
-                        title,
-                    };
-                }
-                Checked {
-                    verdict: verdict(VerdictClass::Verified, "the file exists".into()),
-                    title,
-                }
-            }
-            Err(error) => Checked::untitled(match error.code() {
-                Some("file_not_found" | "file_deleted") => verdict(
-                    VerdictClass::Broken,
-                    "Slack has no such file, or it was deleted".into(),
-                ),
-                Some("missing_scope" | "access_denied" | "not_allowed_token_type") => verdict(
-                    VerdictClass::Restricted,
-                    format!(
-                        "the bot cannot read files ({}; it needs the files:read scope)",
-                        error.code().unwrap_or_default()
-                    ),
-                ),
-                Some("not_authed" | "invalid_auth" | "token_revoked" | "account_inactive") => {
-                    Verdict::not_checked(format!(
-                        "not checked: Slack refused the bot's token ({})",
-                        error.code().unwrap_or_default()
-                    ))
-                }
-                _ => verdict(VerdictClass::Unreachable, error.to_string()),
-            }),
-        }
-    }
-}
-
-impl InternalChecker for PermalinkChecker {
-    fn check_titled<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Checked> {
-        Box::pin(async move {
-            match slack_file_id(url) {
-                Some(file_id) => self.check_file(url, &file_id).await,
-                None => Checked::untitled(self.check_message(url).await),
-            }
-        })
-    }
-
-    fn read<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Option<PageRead>> {
-        Box::pin(async move {
-            if let Some(kept) = self.messages.get(&url.to_string()) {
-                return Some(Self::text_of(url, &kept));
-            }
-            let link = Permalink::parse(url)?;
-            Some(match self.api.message(&link).await {
-                Ok(Some(message)) => Self::text_of(url, &message),
-                Ok(None) => PageRead::Unreadable("Slack has no such message".to_string()),
-                Err(error) => PageRead::Unreadable(format!(
-                    "cannot read the message ({})",
-                    error.code().unwrap_or("Slack did not answer")
-                )),
-            })
-        })
-    }
-
-    fn handles(&self, kind: SourceKind, url: &str) -> bool {
-        is_slack_item(kind, url)
-    }
-
-    fn check<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Verdict> {
-        Box::pin(async move { self.check_titled(url).await.verdict })
-    }
-}
-
-/// Whether `url` names a Slack message (a permalink) or a Slack file.
-fn is_slack_item(kind: SourceKind, url: &str) -> bool {
-    (kind == SourceKind::Slack && Permalink::parse(url).is_some()) || slack_file_id(url).is_some()
-}
-
-/// Why Slack links are not checked when no bot token is set.
-pub const NO_SLACK_TOKEN: &str = "not checked (no Slack token: set SLACK_BOT_TOKEN)";
-
-/// Without a bot token (`sourcebot check` and `audit` run without `SLACK_BOT_TOKEN`):
-/// recognises the links [`PermalinkChecker`] would check and says which setting would
-/// check them, instead of leaving them to the verifier's "no checker" reason.
-pub struct NoSlackToken;
-
-impl InternalChecker for NoSlackToken {
-    fn handles(&self, kind: SourceKind, url: &str) -> bool {
-        is_slack_item(kind, url)
-    }
-
-    fn check<'a>(&'a self, _url: &'a str) -> BoxFuture<'a, Verdict> {
-        Box::pin(async move { Verdict::not_checked(NO_SLACK_TOKEN) })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[tokio::test]
-    async fn without_a_token_slack_links_name_the_setting() {
-        let checker = NoSlackToken;
-        let permalink = "https://acme.slack.com/archives/C04ENGDEPLOY/p1731412345678901";
-        assert!(checker.handles(SourceKind::Slack, permalink));
-        assert!(checker.handles(
-            SourceKind::File,
-            "https://files.slack.com/files-pri/T0001-F0123ABCD/report.pdf"
-        ));
-        assert!(!checker.handles(SourceKind::Web, "https://example.com/archives/C1/p1"));
-        let checked = checker.check_titled(permalink).await;
-        assert_eq!(checked.verdict.class, VerdictClass::NotChecked);
-        assert_eq!(checked.verdict.reason.as_deref(), Some(NO_SLACK_TOKEN));
-    }
 
     #[test]
     fn callbacks_name_their_installation() {
