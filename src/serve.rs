@@ -75,7 +75,7 @@ pub async fn run(
         api_settings.clone(),
     )
     .over(routes);
-    let gate = Gate::new(metrics.clone()).with_api(api_settings.clone());
+    let gate = Gate::new(metrics.clone());
     let app = api::count_requests(
         api::routes(api_state.clone()).merge(slack::http::health_router()),
         metrics.clone(),
@@ -103,7 +103,6 @@ pub async fn run(
         metrics: metrics.clone(),
         state,
         api_state: api_state.clone(),
-        gate: &gate,
     };
     let (bot, install) = tokio::select! {
         up = parts.run() => up?,
@@ -155,7 +154,6 @@ struct BringUp<'a> {
     metrics: Arc<Metrics>,
     state: Arc<dyn BotState>,
     api_state: Arc<ApiState>,
-    gate: &'a Gate,
 }
 
 impl BringUp<'_> {
@@ -202,7 +200,6 @@ impl BringUp<'_> {
                 {
                     tracing::warn!(%error, retry_in_s = wait.as_secs(), "cannot reach Slack; trying again");
                     health.failed(Part::Slack, &error.to_string());
-                    self.gate.sign_in_failed(error.to_string());
                     tokio::time::sleep(wait).await;
                     wait = (wait * 2).min(LONGEST_RETRY);
                 }

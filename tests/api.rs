@@ -19,6 +19,7 @@ use reqwest::header::HeaderMap;
 use serde_json::{json, Value};
 use sourcebot::api::{self, ApiSettings, ApiState};
 use sourcebot::config::Config;
+use sourcebot::health::{Part, Status};
 use sourcebot::metrics::Metrics;
 use sourcebot::slack::api::CHANNEL_PACE;
 use sourcebot::slack::{self, Bot, SlackSettings, Transport};
@@ -1557,47 +1558,37 @@ async fn a_failure_before_slack_is_not_remembered_for_the_key() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_gate_answers_while_signing_in_then_hands_over() {
+async fn the_gate_answers_while_starting_then_hands_over() {
     sourcebot::verify::install_crypto_provider();
     let metrics = Metrics::new();
+    let health = metrics.health();
+    health.set(Part::Database, Status::Starting);
+    health.set(Part::Slack, Status::Starting);
     let gate = api::Gate::new(metrics.clone());
     let (addr, server) = serve_app(gate.router()).await;
     let http = loopback_client();
-    let get = |path: &str| send(http.get(format!("http://{addr}{path}")));
-    assert_eq!(get("/healthz").await.status, 200);
-    gate.sign_in_failed("Slack did not answer auth.test within 10 s".into());
-    let ready = get("/readyz").await;
-    assert_eq!(ready.status, 503);
-    assert_eq!(ready.json["ready"], false);
-    assert_eq!(
-        ready.json["slack"]["last_error"],
-        "Slack did not answer auth.test within 10 s"
+    let post = || send(http.post(format!("http://{addr}/slack/events")).body("x"));
+    let opening = post().await;
+    assert_error(&opening, 503, "starting", None);
+    assert!(opening.header("retry-after").is_some());
+    assert!(opening.json["error"]["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("opening its database")));
+    health.ok(Part::Database);
+    health.failed(Part::Slack, "Slack did not answer auth.test within 10 s");
+    let signing_in = post().await;
+    assert_error(&signing_in, 503, "starting", None);
+    assert!(
+        signing_in.json["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("signing in to Slack")
+                && m.contains("Slack did not answer auth.test within 10 s")),
+        "{}",
+        signing_in.text
     );
-    let early = send(http.post(format!("http://{addr}/v1/check")).body("x")).await;
-    assert_error(&early, 503, "starting", None);
-    assert!(early.header("retry-after").is_some());
-    assert!(get("/metrics")
-        .await
-        .text
-        .contains("sourcebot_http_requests_total"));
-    gate.open(axum::Router::new().route("/readyz", axum::routing::get(|| async { "open" })));
-    let open = get("/readyz").await;
+    gate.open(axum::Router::new().route("/slack/events", axum::routing::post(|| async { "open" })));
+    let open = post().await;
     assert_eq!((open.status, open.text.as_str()), (200, "open"));
-    server.abort();
-
-    // Given the API's settings, a closed gate decides who asks first (issue 28).
-    let gate = api::Gate::new(metrics).with_api(api_settings());
-    let (addr, server) = serve_app(gate.router()).await;
-    let post = |token: Option<&str>| {
-        let request = http.post(format!("http://{addr}/v1/check")).body("x");
-        send(match token {
-            Some(token) => request.bearer_auth(token),
-            None => request,
-        })
-    };
-    assert_error(&post(None).await, 401, "unauthorized", None);
-    assert_error(&post(Some("wrong")).await, 401, "unauthorized", None);
-    assert_error(&post(Some(TOKEN)).await, 503, "starting", None);
     server.abort();
 }
 

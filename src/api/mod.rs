@@ -3,9 +3,11 @@
 //! its rendered mrkdwn and blocks, and `support_judges`: who judged whether the cited
 //! pages support the claims, by name); `POST /v1/answers` also posts it to Slack — the
 //! answer itself with an "unverified" marker after each uncited claim, then its sources
-//! in the thread, or the sources alone as a reply; `GET /readyz` says whether Slack
-//! answered `auth.test` at start ([`Gate`] answers for `serve` until it did);
-//! `GET /metrics` serves [`crate::metrics`].
+//! in the thread, or the sources alone as a reply; `GET /readyz` (and `/readyz/slack`,
+//! `/readyz/api`) says how each part is doing (`api/ready.rs`); `GET /metrics` serves
+//! [`crate::metrics`]. `/v1/check` needs only the pipeline, so it answers while Slack
+//! or the database is away; `/v1/answers` needs Slack and says so (503) while it is
+//! away. [`Gate`] holds Slack's routes closed until `serve` has brought them up.
 //!
 //! The `/v1` routes need a bearer token from `SOURCEBOT_API_TOKEN` (compared in
 //! constant time) and are off without one. Each token has its own rate limit; bodies,
@@ -185,36 +187,25 @@ impl ApiState {
     }
 }
 
-/// The door of `serve` while it signs in to Slack: from the first moment it answers
-/// `/healthz` (200), `/readyz` (503, with the sign-in's last error) and `/metrics`, and
-/// every other route with 503 `starting` (Slack retries its deliveries); once
-/// [`Gate::open`] is given the full app, every request goes there.
+/// The door of `serve`'s Slack routes (and install routes) while it brings up the
+/// database and signs in to Slack: until [`Gate::open`] is given them, every request
+/// that reaches it is answered 503 `starting` with `Retry-After` (Slack delivers it
+/// again) and the reason, counted in the metrics. `/healthz`, `/readyz`, `/metrics`
+/// and the answer API are served beside it from the first moment.
 #[derive(Clone)]
 pub struct Gate {
     app: Arc<std::sync::RwLock<Option<Router>>>,
-    last_error: Arc<std::sync::Mutex<Option<String>>>,
     metrics: Arc<Metrics>,
-    /// The answer API's settings, when given: a `/v1` request is then authenticated
-    /// first, even while the gate is closed.
-    api: Option<Arc<ApiSettings>>,
 }
 
 impl Gate {
-    /// A closed gate; its `/metrics` serves `metrics`.
+    /// A closed gate, counting what it answers in `metrics` (and reading why it is
+    /// still closed from their health).
     pub fn new(metrics: Arc<Metrics>) -> Gate {
         Gate {
             app: Arc::new(std::sync::RwLock::new(None)),
-            last_error: Arc::new(std::sync::Mutex::new(None)),
             metrics,
-            api: None,
         }
-    }
-
-    /// This gate, authenticating `/v1` requests with `api` while it is closed: a
-    /// missing or wrong token is 401 (the API off, 404) whatever else is down.
-    pub fn with_api(mut self, api: ApiSettings) -> Gate {
-        self.api = Some(Arc::new(api));
-        self
     }
 
     /// From now on every request goes to `app`.
@@ -224,14 +215,7 @@ impl Gate {
         }
     }
 
-    /// Why signing in failed last, shown by `/readyz` until the gate opens.
-    pub fn sign_in_failed(&self, reason: String) {
-        if let Ok(mut last) = self.last_error.lock() {
-            *last = Some(reason);
-        }
-    }
-
-    /// The router to serve: the full app once open, the starting routes until then.
+    /// The router to serve: `app` once open, 503 `starting` until then.
     pub fn router(&self) -> Router {
         let gate = self.clone();
         Router::new().fallback(move |request: Request| {
@@ -251,47 +235,22 @@ impl Gate {
     }
 
     fn starting(&self) -> Router {
-        let last_error = self.last_error.lock().ok().and_then(|last| last.clone());
-        let metrics = self.metrics.clone();
+        let health = self.metrics.health();
+        let database = health.record(Part::Database);
+        let waiting = if database.status == crate::health::Status::Starting {
+            ("opening its database", database)
+        } else {
+            ("signing in to Slack", health.record(Part::Slack))
+        };
+        let message = match waiting.1.last_error {
+            Some(error) => format!("sourcebot is {} ({error}); try again shortly", waiting.0),
+            None => format!("sourcebot is {}; try again shortly", waiting.0),
+        };
         count_requests(
-            Router::new()
-                .route("/healthz", get(|| async { "ok" }))
-                .route(
-                    "/readyz",
-                    get(move || async move {
-                        (
-                            StatusCode::SERVICE_UNAVAILABLE,
-                            Json(serde_json::json!({
-                                "ready": false,
-                                "slack": {"auth_test": "pending", "last_error": last_error},
-                            })),
-                        )
-                    }),
-                )
-                .route(
-                    "/metrics",
-                    get({
-                        let metrics = metrics.clone();
-                        move || async move { metrics_response(&metrics) }
-                    }),
-                )
-                .fallback({
-                    let api = self.api.clone();
-                    move |uri: axum::http::Uri, headers: HeaderMap| async move {
-                        if let Some(api) = api.filter(|_| uri.path().starts_with("/v1/")) {
-                            if let Err(refused) = authenticate(&api, &headers) {
-                                return refused;
-                            }
-                        }
-                        ApiError::new(
-                            StatusCode::SERVICE_UNAVAILABLE,
-                            "starting",
-                            "sourcebot is signing in to Slack; try again shortly",
-                        )
-                        .retry_after(5)
-                    }
-                }),
-            metrics,
+            Router::new().fallback(move || async move {
+                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "starting", message).retry_after(5)
+            }),
+            self.metrics.clone(),
         )
     }
 }

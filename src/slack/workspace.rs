@@ -459,6 +459,87 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// Installations that answer for `T1` and `T2`, or fail as a database that is down.
+    struct Flaky {
+        down: std::sync::atomic::AtomicBool,
+        reads: std::sync::atomic::AtomicUsize,
+    }
+
+    #[async_trait]
+    impl Installations for Flaky {
+        async fn credentials(
+            &self,
+            key: &WorkspaceKey,
+        ) -> Result<Option<WorkspaceCredentials>, InstallationsError> {
+            use std::sync::atomic::Ordering;
+            self.reads.fetch_add(1, Ordering::SeqCst);
+            if self.down.load(Ordering::SeqCst) {
+                return Err(InstallationsError("connection refused".into()));
+            }
+            Ok(Some(WorkspaceCredentials {
+                key: key.clone(),
+                bot_token: format!("xoxb-{}", key.scope()),
+                bot_user_id: "U0BOT".into(),
+                bot_id: None,
+                installer_user_id: None,
+            }))
+        }
+
+        async fn uninstalled(&self, _key: &WorkspaceKey) {}
+    }
+
+    #[tokio::test]
+    async fn while_the_database_is_down_recent_workspaces_are_served_and_others_are_not() {
+        use std::sync::atomic::Ordering;
+        let flaky = Arc::new(Flaky {
+            down: false.into(),
+            reads: 0.into(),
+        });
+        let metrics = crate::metrics::Metrics::new();
+        let base = SlackApi::new("http://127.0.0.1:9/api", "", Duration::from_secs(1))
+            .expect("client")
+            .with_metrics(metrics.clone());
+        let shared: Arc<dyn BotState> = Arc::new(crate::state::MemoryState::new());
+        let installed = Installed::new(flaky.clone(), Arc::new(base), shared, HashSet::new(), None)
+            .with_ttl(Duration::from_millis(1));
+        let workspaces = Workspaces::Installed(installed);
+        let t1 = WorkspaceKey::new(None, Some("T1"), false).expect("key");
+        let t2 = WorkspaceKey::new(None, Some("T2"), false).expect("key");
+        let first = workspaces.resolve(Some(&t1)).await.expect("T1 served");
+        assert_eq!(
+            metrics.health().record(Part::Database).status,
+            crate::health::Status::Ok
+        );
+        flaky.down.store(true, Ordering::SeqCst);
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        // Past the TTL the store is asked again; it fails; the last read serves.
+        let stale = workspaces
+            .resolve(Some(&t1))
+            .await
+            .expect("T1 still served");
+        assert!(Arc::ptr_eq(&first, &stale));
+        assert_eq!(
+            flaky.reads.load(Ordering::SeqCst),
+            2,
+            "the store was asked again"
+        );
+        let refused = workspaces.resolve(Some(&t2)).await.err();
+        assert!(matches!(refused, Some(Unserved::Store(_))), "{refused:?}");
+        let database = metrics.health().record(Part::Database);
+        assert_eq!(database.status, crate::health::Status::Down);
+        assert_eq!(
+            database.last_error.as_deref(),
+            Some("cannot read the installation: connection refused")
+        );
+        // Back: both served, and the part is up again.
+        flaky.down.store(false, Ordering::SeqCst);
+        workspaces.resolve(Some(&t2)).await.expect("T2 served");
+        assert_eq!(
+            metrics.health().record(Part::Database).status,
+            crate::health::Status::Ok
+        );
+    }
+
     #[test]
     fn callbacks_name_their_installation() {
         // The shape of https://docs.slack.dev/apis/events-api/#callback-field.
