@@ -9,6 +9,7 @@ mod support;
 use serde_json::Value;
 use sourcebot::collect::input::FormatHint;
 use sourcebot::config::Config;
+use sourcebot::health::{Part, Status};
 use sourcebot::metrics::Metrics;
 use sourcebot::model::{Report, SupportJudge, SupportVerdict};
 use sourcebot::pipeline::Pipeline;
@@ -351,4 +352,33 @@ async fn the_builtin_judge_can_be_chosen_and_json_says_who_judged() {
     assert_eq!(judged(&report), builtin_verdicts());
     let json: Value = serde_json::from_str(&sourcebot::render::json(&report)).expect("json");
     assert_eq!(json["claims"][0]["support"][0]["judge"], "builtin");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_model_endpoint_down_then_back_shows_in_its_health() {
+    let site = site().await;
+    let llm = FakeLlm::start(LlmMode::Status(
+        503,
+        Vec::new(),
+        "upstream unavailable".into(),
+    ))
+    .await;
+    let (pipeline, metrics) = pipeline(&llm, &[]);
+    check(&pipeline, &answer_text(&site)).await;
+    let down = metrics.health().record(Part::Model);
+    assert_eq!(down.status, Status::Down, "{down:?}");
+    assert!(
+        down.last_error
+            .as_deref()
+            .is_some_and(|e| e.contains("503")),
+        "{down:?}"
+    );
+    llm.set_mode(LlmMode::Judge(canned()));
+    check(&pipeline, &answer_text(&site)).await;
+    let back = metrics.health().record(Part::Model);
+    assert_eq!(back.status, Status::Ok, "{back:?}");
+    assert!(
+        back.last_error.is_some(),
+        "the last error is kept: {back:?}"
+    );
 }
