@@ -433,31 +433,90 @@ impl WorkspaceData for SqlStore {
     }
 
     async fn prune(&self, older_than: i64) -> Result<u64, StoreError> {
-        let feedback = exec!(
-            self.pool(),
-            "DELETE FROM feedback WHERE EXISTS (SELECT 1 FROM reports r \
-             WHERE r.workspace = feedback.workspace AND r.channel = feedback.channel \
-             AND r.message_ts = feedback.message_ts AND r.posted_at < $1) \
-             OR (feedback.at < $1 AND NOT EXISTS (SELECT 1 FROM reports r \
-             WHERE r.workspace = feedback.workspace AND r.channel = feedback.channel \
-             AND r.message_ts = feedback.message_ts))",
-            |q| q.bind(older_than)
-        );
-        let reports = exec!(
-            self.pool(),
-            "DELETE FROM reports WHERE posted_at < $1",
-            |q| q.bind(older_than)
-        );
-        Ok(feedback + reports)
+        // Feedback first (it finds its reports), then the reports, in one transaction:
+        // a database that goes away half-way leaves both as they were.
+        self.together(&[
+            (
+                "DELETE FROM feedback WHERE EXISTS (SELECT 1 FROM reports r \
+                 WHERE r.workspace = feedback.workspace AND r.channel = feedback.channel \
+                 AND r.message_ts = feedback.message_ts AND r.posted_at < $1) \
+                 OR (feedback.at < $1 AND NOT EXISTS (SELECT 1 FROM reports r \
+                 WHERE r.workspace = feedback.workspace AND r.channel = feedback.channel \
+                 AND r.message_ts = feedback.message_ts))",
+                Param::Int(older_than),
+            ),
+            (
+                "DELETE FROM reports WHERE posted_at < $1",
+                Param::Int(older_than),
+            ),
+        ])
+        .await
     }
 
     async fn forget_workspace(&self, workspace: &str) -> Result<u64, StoreError> {
-        let mut deleted = 0;
-        for table in ["feedback", "reports", "workspace_settings"] {
-            let sql = format!("DELETE FROM {table} WHERE workspace = $1");
-            deleted += exec!(self.pool(), sql, |q| q.bind(workspace));
+        self.together(&[
+            (
+                "DELETE FROM feedback WHERE workspace = $1",
+                Param::Text(workspace),
+            ),
+            (
+                "DELETE FROM reports WHERE workspace = $1",
+                Param::Text(workspace),
+            ),
+            (
+                "DELETE FROM workspace_settings WHERE workspace = $1",
+                Param::Text(workspace),
+            ),
+        ])
+        .await
+    }
+}
+
+/// The one parameter (`$1`) of a statement run by [`SqlStore::together`].
+enum Param<'a> {
+    Int(i64),
+    Text(&'a str),
+}
+
+impl SqlStore {
+    /// Runs `statements` in one transaction: all of them, or (when the database fails
+    /// half-way) none. How many rows they changed.
+    async fn together(&self, statements: &[(&str, Param<'_>)]) -> Result<u64, StoreError> {
+        let mut changed = 0;
+        match self.pool() {
+            Pool::Sqlite(pool) => {
+                let mut tx = pool.begin().await.map_err(StoreError::database)?;
+                for (sql, param) in statements {
+                    let sql = sql.replace('$', "?");
+                    let query = match param {
+                        Param::Int(n) => sqlx::query(&sql).bind(*n),
+                        Param::Text(t) => sqlx::query(&sql).bind(*t),
+                    };
+                    changed += query
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(StoreError::database)?
+                        .rows_affected();
+                }
+                tx.commit().await.map_err(StoreError::database)?;
+            }
+            Pool::Postgres(pool) => {
+                let mut tx = pool.begin().await.map_err(StoreError::database)?;
+                for (sql, param) in statements {
+                    let query = match param {
+                        Param::Int(n) => sqlx::query(sql).bind(*n),
+                        Param::Text(t) => sqlx::query(sql).bind(*t),
+                    };
+                    changed += query
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(StoreError::database)?
+                        .rows_affected();
+                }
+                tx.commit().await.map_err(StoreError::database)?;
+            }
         }
-        Ok(deleted)
+        Ok(changed)
     }
 }
 
