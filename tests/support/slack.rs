@@ -8,10 +8,13 @@
 //! WebSocket. It is an axum server on `127.0.0.1:0` that answers in the shapes Slack
 //! documents, so slack-morphism's client parses them, records every call (query string,
 //! form and JSON body merged into one object), keeps per-channel message history, lets a
-//! test make the next calls to a method fail (rate limit, HTTP 500, a Slack error code,
-//! or a hang), and lets a test push Socket Mode envelopes and read the acks. Dropping
-//! the [`FakeSlack`] stops it: the listener closes and every open connection, hung
-//! request and WebSocket is cut.
+//! test make the next calls to a method fail (rate limit, HTTP 500, a Slack error code, a
+//! 503 from Slack's edge, or a hang), and lets a test push Socket Mode envelopes and read
+//! the acks. Dropping the [`FakeSlack`] stops it: the listener closes and every open
+//! connection, hung request and WebSocket is cut. [`FakeSlack::go_away`] does the same
+//! while keeping the fake's state, so a client sees Slack unreachable (connection
+//! refused), and [`FakeSlack::come_back`] listens again on the same port;
+//! [`FakeSlack::start_away`] starts a fake that is away from the start.
 //!
 //! Messages are kept as the JSON objects Slack returns, so a test can seed one in any
 //! shape Slack sends ([`FakeSlack::add_raw_message`], [`bot_message`]) and read it back
@@ -110,12 +113,14 @@ pub enum Failure {
     },
     /// HTTP 500 with a plain-text body.
     ServerError,
+    /// HTTP 503 with a plain-text body, as Slack's edge answers while Slack is down.
+    Unavailable,
     /// HTTP 200 `{"ok":false,"error":CODE}` (with `errors` and `response_metadata` for
     /// `invalid_blocks`, as Slack sends). On a `response_url` it is a plain-text body
     /// `CODE` with the status Slack's hooks use (404, 403, 410 or 400).
     SlackError(String),
-    /// No answer: the request is held until the fake is dropped, then the connection is
-    /// cut.
+    /// No answer: the request is held until the fake is dropped or goes away, then the
+    /// connection is cut.
     Hang,
 }
 
@@ -273,6 +278,8 @@ struct Shared {
     inner: Mutex<Inner>,
     changed: Notify,
     stop: watch::Receiver<()>,
+    /// Ends when the connections open now are cut: the fake goes away or is dropped.
+    cut: Mutex<watch::Receiver<()>>,
     base: String,
 }
 
@@ -313,20 +320,91 @@ impl Shared {
         let mut stop = self.stop.clone();
         while stop.changed().await.is_ok() {}
     }
+
+    /// Resolves when the connections open now are cut: the fake is dropped or goes away.
+    async fn cut(&self) {
+        let mut cut = self
+            .cut
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone();
+        tokio::select! {
+            () = self.stopped() => {}
+            () = async { while cut.changed().await.is_ok() {} } => {}
+        }
+    }
 }
 
 /// The fake Slack server. See the module documentation.
 pub struct FakeSlack {
     shared: Arc<Shared>,
     addr: SocketAddr,
-    server: JoinHandle<()>,
+    app: Router,
+    /// The listener and its connections while the fake is there; `None` while away.
+    serving: Mutex<Option<Serving>>,
     _stop: watch::Sender<()>,
+}
+
+/// One stretch of the fake being there: the listener (shared with the accept loop, so
+/// that going away closes it at once), the task serving it, and the sender whose drop
+/// cuts every connection accepted meanwhile.
+struct Serving {
+    listener: Arc<Mutex<Option<TcpListener>>>,
+    task: JoinHandle<()>,
+    _cut: watch::Sender<()>,
+}
+
+impl Serving {
+    /// Serves `app` on `listener` in a task; `shared.cut` follows this stretch.
+    fn start(shared: &Shared, listener: TcpListener, app: Router) -> Serving {
+        let (cut_tx, cut_rx) = watch::channel(());
+        *shared
+            .cut
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = cut_rx.clone();
+        let listener = Arc::new(Mutex::new(Some(listener)));
+        let stop_listener = StopListener {
+            inner: listener.clone(),
+            addr: shared_addr(shared),
+            stop: cut_rx,
+        };
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(stop_listener, app).await;
+        });
+        Serving {
+            listener,
+            task,
+            _cut: cut_tx,
+        }
+    }
+
+    /// Closes the listener now (new connections are refused), stops the accept loop
+    /// and cuts every connection it accepted.
+    fn end(self) {
+        drop(
+            self.listener
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .take(),
+        );
+        self.task.abort();
+        // `_cut` is dropped here, which fails every read and write of those connections.
+    }
+}
+
+/// The address in `shared.base` (`http://127.0.0.1:PORT`).
+fn shared_addr(shared: &Shared) -> SocketAddr {
+    shared
+        .base
+        .trim_start_matches("http://")
+        .parse()
+        .expect("fake Slack: its own address")
 }
 
 impl Drop for FakeSlack {
     fn drop(&mut self) {
-        self.server.abort();
-        // `_stop` is dropped right after this, which cuts every open connection.
+        self.go_away();
+        // `_stop` is dropped right after this, which ends every hung request and socket.
     }
 }
 
@@ -358,6 +436,7 @@ impl FakeSlack {
             }),
             changed: Notify::new(),
             stop: stop_rx.clone(),
+            cut: Mutex::new(stop_rx),
             base: format!("http://{addr}"),
         });
         let app = Router::new()
@@ -365,19 +444,75 @@ impl FakeSlack {
             .route("/response/{id}", any(response_url_handler))
             .route("/socket", get(socket_handler))
             .with_state(shared.clone());
-        let listener = StopListener {
-            inner: listener,
-            stop: stop_rx,
-        };
-        let server = tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
+        let serving = Serving::start(&shared, listener, app.clone());
         FakeSlack {
             shared,
             addr,
-            server,
+            app,
+            serving: Mutex::new(Some(serving)),
             _stop: stop_tx,
         }
+    }
+
+    /// Starts the fake already away (see [`FakeSlack::go_away`]): its port is reserved
+    /// but refuses connections until [`FakeSlack::come_back`], so a bot pointed at it
+    /// cannot sign in.
+    pub async fn start_away() -> FakeSlack {
+        let slack = FakeSlack::start().await;
+        slack.go_away();
+        slack
+    }
+
+    /// Slack goes down: the listener closes at once, so a new connection is refused (not
+    /// left hanging, not answered with an HTTP error), and every open connection (kept
+    /// alive, mid-request, hung by [`Failure::Hang`], Socket Mode) is cut. The state
+    /// (calls, messages, queued failures…) is kept for [`FakeSlack::come_back`]. Nothing
+    /// happens if the fake is already away.
+    pub fn go_away(&self) {
+        let serving = self
+            .serving
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take();
+        if let Some(serving) = serving {
+            serving.end();
+        }
+    }
+
+    /// Slack is back: the fake listens again on the same address, with the state it had.
+    /// Nothing happens if it is not away.
+    ///
+    /// # Panics
+    /// If the port cannot be bound again within 5 s (another socket took it meanwhile).
+    pub async fn come_back(&self) {
+        if !self.is_away() {
+            return;
+        }
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let listener = loop {
+            match TcpListener::bind(self.addr).await {
+                Ok(listener) => break listener,
+                Err(_) if Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                Err(e) => panic!("fake Slack: cannot listen on {} again: {e}", self.addr),
+            }
+        };
+        let mut serving = self
+            .serving
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if serving.is_none() {
+            *serving = Some(Serving::start(&self.shared, listener, self.app.clone()));
+        }
+    }
+
+    /// Whether the fake is away ([`FakeSlack::go_away`]).
+    pub fn is_away(&self) -> bool {
+        self.serving
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .is_none()
     }
 
     /// The address the fake listens on.
@@ -1285,7 +1420,7 @@ async fn run_socket(shared: Arc<Shared>, mut socket: WebSocket) {
         .await
         .is_ok()
     {
-        let stopped = shared.stopped();
+        let stopped = shared.cut();
         tokio::pin!(stopped);
         loop {
             tokio::select! {
@@ -1410,10 +1545,10 @@ fn record(shared: &Shared, call: &Call) -> Option<Failure> {
     failure
 }
 
-/// Holds a request until the fake is dropped; the answer then goes nowhere because the
-/// connection is cut.
+/// Holds a request until the fake is dropped or goes away; the answer then goes nowhere
+/// because the connection is cut.
 async fn hang(shared: &Shared) -> Response {
-    shared.stopped().await;
+    shared.cut().await;
     StatusCode::SERVICE_UNAVAILABLE.into_response()
 }
 
@@ -1434,6 +1569,12 @@ fn api_failure(failure: &Failure) -> Response {
         Failure::ServerError => {
             (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response()
         }
+        Failure::Unavailable => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            "Service Unavailable",
+        )
+            .into_response(),
         Failure::SlackError(code) => json_response(StatusCode::OK, slack_error(code)),
         Failure::Hang => StatusCode::SERVICE_UNAVAILABLE.into_response(),
     }
@@ -2280,11 +2421,14 @@ fn percent_decode(input: &[u8]) -> String {
 }
 
 // ---------------------------------------------------------------------------------------
-// Stopping: connections that fail once the fake is dropped
+// Stopping: connections that fail once the fake is dropped or goes away
 
-/// A listener whose connections are cut when the fake stops.
+/// A listener whose connections are cut when the fake stops or goes away. The listener
+/// itself sits behind a lock shared with [`Serving`], which takes it out (closing it) to
+/// go away; from then on `accept` waits forever (and its task is aborted).
 struct StopListener {
-    inner: TcpListener,
+    inner: Arc<Mutex<Option<TcpListener>>>,
+    addr: SocketAddr,
     stop: watch::Receiver<()>,
 }
 
@@ -2294,18 +2438,30 @@ impl axum::serve::Listener for StopListener {
 
     async fn accept(&mut self) -> (StopIo, SocketAddr) {
         loop {
-            match self.inner.accept().await {
-                Ok((stream, addr)) => {
+            let accepted = std::future::poll_fn(|cx| {
+                let listener = self
+                    .inner
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner());
+                match listener.as_ref() {
+                    Some(listener) => listener.poll_accept(cx).map(Some),
+                    None => Poll::Ready(None),
+                }
+            })
+            .await;
+            match accepted {
+                Some(Ok((stream, addr))) => {
                     let _ = stream.set_nodelay(true);
                     return (StopIo::new(stream, self.stop.clone()), addr);
                 }
-                Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+                Some(Err(_)) => tokio::time::sleep(Duration::from_millis(10)).await,
+                None => std::future::pending::<()>().await,
             }
         }
     }
 
     fn local_addr(&self) -> io::Result<SocketAddr> {
-        self.inner.local_addr()
+        Ok(self.addr)
     }
 }
 
