@@ -619,15 +619,26 @@ impl SettingsCache {
         }
         // The version first, then the settings: a change in between is seen next time.
         let version = self.state.settings_version(workspace).await;
-        if let Some((_, held_version, settings)) = held {
-            if held_version == version {
+        if let Some((_, held_version, settings)) = &held {
+            if *held_version == version {
                 if let Some(cached) = self.entries().map.get_mut(workspace) {
                     cached.checked = Instant::now();
                 }
-                return Ok(settings);
+                return Ok(settings.clone());
             }
         }
-        let settings = self.data.settings(workspace).await?;
+        let settings = match self.data.settings(workspace).await {
+            Ok(settings) => settings,
+            // The database is away: the settings as last read, rather than the
+            // defaults (which could post in public what a workspace keeps private).
+            Err(error) => match held {
+                Some((_, _, settings)) => {
+                    tracing::warn!(%error, workspace, "cannot read the workspace's settings: using them as last read");
+                    return Ok(settings);
+                }
+                None => return Err(error),
+            },
+        };
         let cached = Cached {
             settings: settings.clone(),
             version,
@@ -710,6 +721,40 @@ mod tests {
         assert!(error.to_string().contains("TBAD"), "{error}");
         let cache = SettingsCache::new(Arc::new(store), Arc::new(MemoryState::new()));
         assert!(cache.get("TBAD").await.is_err());
+    }
+
+    #[tokio::test]
+    async fn while_the_database_cannot_be_read_the_settings_as_last_read_hold() {
+        let store = Arc::new(store().await);
+        let state: Arc<dyn BotState> = Arc::new(MemoryState::new());
+        let cache = SettingsCache::with_recheck(store.clone(), state.clone(), Duration::ZERO);
+        let private = WorkspaceSettings {
+            audience: Some(crate::model::workspace::ReportAudience::AskerOnly),
+            ..WorkspaceSettings::default()
+        };
+        cache.save("TA", &private, "U1", 1).await.expect("saved");
+        assert_eq!(cache.get("TA").await.expect("read"), Some(private.clone()));
+        // The table is gone, as if the database were away; another replica's change
+        // makes this one read again.
+        let moved: Result<u64, StoreError> = async {
+            Ok(exec!(
+                store.pool(),
+                "ALTER TABLE workspace_settings RENAME TO workspace_settings_away",
+                |q| q
+            ))
+        }
+        .await;
+        moved.expect("renamed");
+        state.bump_settings_version("TA").await;
+        assert_eq!(
+            cache.get("TA").await.expect("as last read"),
+            Some(private),
+            "not the defaults, which would post in public"
+        );
+        assert!(
+            cache.get("TNEVER").await.is_err(),
+            "a workspace never read has nothing to fall back on"
+        );
     }
 
     #[test]
