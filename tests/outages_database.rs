@@ -12,16 +12,15 @@
 mod support;
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
-use support::outage::{assert_readyz_shape, degraded, log_level, Reply, Served};
+use serde_json::json;
+use support::outage::{
+    assert_readyz_shape, degraded, eventually, log_level, serve_command, Reply, Served, POLL,
+};
 use support::postgres::PostgresServer;
 use support::redis::RedisServer;
-use support::serve::{free_port, ServeChild};
+use support::serve::free_port;
 use support::slack::{
     app_mention_event, event_callback, sign_request, unix_now, Call, FakeSlack, OAuthGrant,
     BOT_USER_ID, OAUTH_CLIENT_ID, OAUTH_CLIENT_SECRET,
@@ -45,36 +44,20 @@ const T3: &str = "T0DBTHREE";
 const ACK_LIMIT: Duration = Duration::from_secs(3);
 /// Longest wait for something the bot does on its own (an answer, a count, a probe).
 const WAIT: Duration = Duration::from_secs(15);
-/// How often the helpers poll.
-const POLL: Duration = Duration::from_millis(100);
-
-/// Calls `probe` every [`POLL`] until it returns something or `limit` passes.
-async fn eventually<T, F, Fut>(limit: Duration, mut probe: F) -> Option<T>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Option<T>>,
-{
-    let deadline = Instant::now() + limit;
-    loop {
-        if let Some(found) = probe().await {
-            return Some(found);
-        }
-        if Instant::now() >= deadline {
-            return None;
-        }
-        tokio::time::sleep(POLL).await;
-    }
-}
-
 /// `sourcebot serve` installed by OAuth (no bot token), its installations in
 /// `database_url`, the answer API on, JSON logs captured.
 struct OAuthServe {
-    addr: String,
-    /// A client that does not follow redirects (the install flow reads them).
-    http: reqwest::Client,
-    logs: Arc<Mutex<String>>,
-    _child: ServeChild,
-    _dir: tempfile::TempDir,
+    /// The process, asked with a client that does not follow redirects (the install
+    /// flow reads them).
+    served: Served,
+}
+
+impl std::ops::Deref for OAuthServe {
+    type Target = Served;
+
+    fn deref(&self) -> &Served {
+        &self.served
+    }
 }
 
 impl OAuthServe {
@@ -83,18 +66,7 @@ impl OAuthServe {
     async fn start(slack: &FakeSlack, database_url: &str) -> OAuthServe {
         let dir = tempfile::tempdir().expect("tempdir");
         let addr = format!("127.0.0.1:{}", free_port());
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_sourcebot"));
-        cmd.arg("serve").current_dir(dir.path());
-        for (key, _) in std::env::vars() {
-            let upper = key.to_ascii_uppercase();
-            if key.starts_with("SOURCEBOT_")
-                || key.starts_with("SLACK_")
-                || upper.ends_with("_PROXY")
-                || key == "RUST_LOG"
-            {
-                cmd.env_remove(key);
-            }
-        }
+        let mut cmd = serve_command(env!("CARGO_BIN_EXE_sourcebot"), dir.path());
         cmd.env("SLACK_CLIENT_ID", OAUTH_CLIENT_ID)
             .env("SLACK_CLIENT_SECRET", OAUTH_CLIENT_SECRET)
             .env("SOURCEBOT_PUBLIC_URL", format!("http://{addr}"))
@@ -108,33 +80,14 @@ impl OAuthServe {
             .env(
                 "SOURCEBOT_WORKSPACE_CACHE_TTL",
                 format!("{}s", CACHE_TTL.as_secs()),
-            )
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        let mut child = cmd.spawn().expect("spawn sourcebot serve");
-        let logs = Arc::new(Mutex::new(String::new()));
-        if let Some(stderr) = child.stderr.take() {
-            let sink = logs.clone();
-            std::thread::spawn(move || {
-                for line in BufReader::new(stderr).lines() {
-                    let Ok(line) = line else { break };
-                    let mut all = sink.lock().unwrap_or_else(|p| p.into_inner());
-                    all.push_str(&line);
-                    all.push('\n');
-                }
-            });
-        }
+            );
+        let http = reqwest::Client::builder()
+            .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("client");
         let served = OAuthServe {
-            addr,
-            http: reqwest::Client::builder()
-                .no_proxy()
-                .redirect(reqwest::redirect::Policy::none())
-                .build()
-                .expect("client"),
-            logs,
-            _child: ServeChild(child),
-            _dir: dir,
+            served: Served::spawn(cmd, addr, dir, http),
         };
         let ready = eventually(WAIT, || async {
             let reply = served.get("/readyz").await;
@@ -149,59 +102,14 @@ impl OAuthServe {
         served
     }
 
-    fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
-    }
-
-    fn logs(&self) -> String {
-        self.logs.lock().unwrap_or_else(|p| p.into_inner()).clone()
-    }
-
-    fn json_logs(&self) -> Vec<Value> {
-        self.logs()
-            .lines()
-            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-            .filter(Value::is_object)
-            .collect()
-    }
-
-    fn assert_no_panic(&self) {
-        let logs = self.logs();
-        assert!(
-            !logs.contains("panicked"),
-            "sourcebot serve panicked:\n{logs}"
-        );
-    }
-
     /// The answer to `request` as a [`Reply`] (status 0 when none came).
     async fn send(&self, request: reqwest::RequestBuilder) -> Reply {
         let started = Instant::now();
-        match request.timeout(Duration::from_secs(20)).send().await {
-            Ok(response) => {
-                let status = response.status().as_u16();
-                let headers = response.headers().clone();
-                let text = response.text().await.unwrap_or_default();
-                let json = serde_json::from_str(&text).unwrap_or(Value::Null);
-                Reply {
-                    status,
-                    headers,
-                    text,
-                    json,
-                    took: started.elapsed(),
-                }
-            }
-            Err(e) => Reply {
-                status: 0,
-                headers: reqwest::header::HeaderMap::new(),
-                text: format!("request failed: {e}"),
-                json: Value::Null,
-                took: started.elapsed(),
-            },
-        }
-    }
-
-    async fn get(&self, path: &str) -> Reply {
-        self.send(self.http.get(self.url(path))).await
+        Reply::from(
+            request.timeout(Duration::from_secs(20)).send().await,
+            started,
+        )
+        .await
     }
 
     /// `POST /v1/check?verify=false` with a short answer and the right token.

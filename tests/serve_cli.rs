@@ -17,18 +17,7 @@ const SIGNING_SECRET: &str = "very-secret-signing-secret";
 /// `sourcebot serve` in `dir`, with only the given variables (no inherited Slack,
 /// SOURCEBOT_ or proxy settings).
 fn serve(dir: &std::path::Path, envs: &[(&str, String)]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_sourcebot"));
-    cmd.arg("serve").current_dir(dir);
-    for (key, _) in std::env::vars() {
-        let upper = key.to_ascii_uppercase();
-        if key.starts_with("SOURCEBOT_")
-            || key.starts_with("SLACK_")
-            || upper.ends_with("_PROXY")
-            || key == "RUST_LOG"
-        {
-            cmd.env_remove(key);
-        }
-    }
+    let mut cmd = support::outage::serve_command(env!("CARGO_BIN_EXE_sourcebot"), dir);
     cmd.envs(envs.iter().map(|(k, v)| (*k, v.as_str())));
     cmd
 }

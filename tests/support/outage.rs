@@ -43,7 +43,8 @@ impl Reply {
         self.headers.get(name).and_then(|v| v.to_str().ok())
     }
 
-    async fn from(sent: reqwest::Result<reqwest::Response>, started: Instant) -> Reply {
+    /// What `sent` (begun at `started`) answered: status 0 with the error when nothing.
+    pub async fn from(sent: reqwest::Result<reqwest::Response>, started: Instant) -> Reply {
         match sent {
             Ok(response) => {
                 let status = response.status().as_u16();
@@ -101,18 +102,7 @@ impl Served {
         };
         let dir = tempfile::tempdir().expect("tempdir");
         let addr = format!("127.0.0.1:{}", free_port());
-        let mut cmd = Command::new(binary);
-        cmd.arg("serve").current_dir(dir.path());
-        for (key, _) in std::env::vars() {
-            let upper = key.to_ascii_uppercase();
-            if key.starts_with("SOURCEBOT_")
-                || key.starts_with("SLACK_")
-                || upper.ends_with("_PROXY")
-                || key == "RUST_LOG"
-            {
-                cmd.env_remove(key);
-            }
-        }
+        let mut cmd = serve_command(binary, dir.path());
         cmd.env("SLACK_BOT_TOKEN", BOT_TOKEN)
             .env("SLACK_SIGNING_SECRET", SIGNING_SECRET)
             .env("SOURCEBOT_SLACK_API_URL", slack_api_url)
@@ -121,8 +111,30 @@ impl Served {
             .env("SOURCEBOT_LOG_FORMAT", "json")
             .env("SOURCEBOT_DATABASE_URL", "sqlite::memory:")
             .env("SOURCEBOT_VERIFY_ALLOW_PRIVATE", "1")
-            .envs(extra.iter().copied())
-            .stdin(Stdio::null())
+            .envs(extra.iter().copied());
+        let served = Served::spawn(cmd, addr, dir, loopback_client());
+        let health = eventually(Duration::from_secs(10), || async {
+            let reply = served.get("/healthz").await;
+            (reply.status == 200).then_some(reply)
+        })
+        .await;
+        assert!(
+            health.is_some(),
+            "/healthz never answered 200; logs:\n{}",
+            served.logs()
+        );
+        served
+    }
+
+    /// Runs `cmd` (a [`serve_command`] with its settings, listening on `addr`, run in
+    /// `dir`), keeping its stderr; asks it with `http`. Does not wait for it.
+    pub fn spawn(
+        mut cmd: Command,
+        addr: String,
+        dir: tempfile::TempDir,
+        http: reqwest::Client,
+    ) -> Served {
+        cmd.stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
         let mut child = cmd.spawn().expect("spawn sourcebot serve");
@@ -138,24 +150,13 @@ impl Served {
                 }
             });
         }
-        let served = Served {
+        Served {
             addr,
-            http: loopback_client(),
+            http,
             logs,
             _child: ServeChild(child),
             _dir: dir,
-        };
-        let health = eventually(Duration::from_secs(10), || async {
-            let reply = served.get("/healthz").await;
-            (reply.status == 200).then_some(reply)
-        })
-        .await;
-        assert!(
-            health.is_some(),
-            "/healthz never answered 200; logs:\n{}",
-            served.logs()
-        );
-        served
+        }
     }
 
     /// `http://ADDR{path}`.
@@ -292,6 +293,24 @@ impl Served {
             tokio::time::sleep(POLL).await;
         }
     }
+}
+
+/// `binary serve` in `dir`, without the Slack, `SOURCEBOT_`, proxy and `RUST_LOG`
+/// settings of the environment the tests run in: each test gives its own.
+pub fn serve_command(binary: &str, dir: &std::path::Path) -> Command {
+    let mut cmd = Command::new(binary);
+    cmd.arg("serve").current_dir(dir);
+    for (key, _) in std::env::vars() {
+        let upper = key.to_ascii_uppercase();
+        if key.starts_with("SOURCEBOT_")
+            || key.starts_with("SLACK_")
+            || upper.ends_with("_PROXY")
+            || key == "RUST_LOG"
+        {
+            cmd.env_remove(key);
+        }
+    }
+    cmd
 }
 
 /// How often the helpers poll.
