@@ -107,7 +107,7 @@ pub enum CallError {
 }
 
 impl CallError {
-    /// The outcome label of `sourcebot_slack_calls`.
+    /// The outcome label of `sourcebot_slack_api_calls_total`.
     pub fn outcome(&self) -> &'static str {
         match self {
             CallError::Slack { .. } => "slack_error",
@@ -478,11 +478,15 @@ impl SlackApi {
         match result {
             Ok(_) => health.slack_call(workspace, SlackOutcome::Reached),
             Err(error @ (CallError::Unreachable { .. } | CallError::Timeout { .. })) => {
-                let error = error.to_string();
-                health.slack_call(workspace, SlackOutcome::Unreachable(&error));
-                if REPLY_METHODS.contains(&method) {
+                // A post that timed out may have arrived: not counted as lost.
+                let lost = REPLY_METHODS.contains(&method)
+                    && (matches!(error, CallError::Unreachable { .. })
+                        || IDEMPOTENT_REPLY_METHODS.contains(&method));
+                if lost {
                     metrics.reply_lost(method);
                 }
+                let error = error.to_string();
+                health.slack_call(workspace, SlackOutcome::Unreachable(&error));
             }
             Err(CallError::Slack { code, .. }) if REFUSED_TOKEN.contains(&code.as_str()) => {
                 let error = format!("Slack refused the token ({code})");

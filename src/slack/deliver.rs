@@ -165,7 +165,7 @@ impl Bot {
                         })
                     }
                     Err(error) => {
-                        tracing::warn!(%error, channel, thread_ts, "cannot post the sources: the reply is lost");
+                        tracing::warn!(%error, channel, thread_ts, "cannot post the sources");
                         if slack_is_away(&error) {
                             // Telling the person would go through the same Slack.
                             return None;
@@ -198,7 +198,7 @@ impl Bot {
                         })
                     }
                     Err(error) => {
-                        tracing::warn!(%error, channel, thread_ts, "cannot show the sources to the person who asked: the reply is lost");
+                        tracing::warn!(%error, channel, thread_ts, "cannot show the sources to the person who asked");
                         None
                     }
                 }
@@ -212,7 +212,7 @@ impl Bot {
                 push_button(&mut shown.blocks.blocks, share_button(&share_key));
                 let shown = self.with_feedback(ws, shown, key);
                 if let Err(error) = self.respond_report(ws, response_url, &shown, false).await {
-                    tracing::error!(%error, channel = %channel, "cannot answer the command, even as plain text: the reply is lost");
+                    tracing::error!(%error, channel = %channel, "cannot answer the command, even as plain text");
                     return None;
                 }
                 Some(Delivered::Ephemeral {
@@ -288,7 +288,7 @@ impl Bot {
                     text.to_string(),
                 );
                 if let Err(error) = ws.api.post(channel, Some(thread_ts), &outgoing).await {
-                    tracing::warn!(%error, channel, thread_ts, "cannot reply: the reply is lost");
+                    tracing::warn!(%error, channel, thread_ts, "cannot reply");
                     if slack_is_away(&error) {
                         return;
                     }
