@@ -73,8 +73,8 @@ pub async fn run(
         metrics.clone(),
         state.clone(),
         api_settings.clone(),
-    )
-    .over(routes);
+        routes,
+    );
     let gate = Gate::new(metrics.clone());
     let app = api::count_requests(
         api::routes(api_state.clone()).merge(slack::http::health_router()),

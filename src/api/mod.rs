@@ -100,6 +100,7 @@ impl ApiState {
             bot.metrics().clone(),
             bot.state().clone(),
             settings,
+            SlackRoutes::Http,
         );
         state.database(bot.hub().data().clone());
         state.signed_in(bot);
@@ -107,12 +108,14 @@ impl ApiState {
     }
 
     /// The service before Slack answered: `/v1/check` works with `pipeline`;
-    /// `/v1/answers` answers 503 until [`ApiState::signed_in`].
+    /// `/v1/answers` answers 503 until [`ApiState::signed_in`]. Slack's traffic
+    /// arrives over `slack_routes` (for `/readyz`'s `affects`).
     pub fn starting(
         pipeline: Arc<Pipeline>,
         metrics: Arc<Metrics>,
         shared: Arc<dyn BotState>,
         settings: ApiSettings,
+        slack_routes: SlackRoutes,
     ) -> Arc<ApiState> {
         let burst = NonZeroU32::new(settings.rate_requests).unwrap_or(NonZeroU32::MIN);
         let replenish = settings.rate_period / burst.get();
@@ -130,19 +133,8 @@ impl ApiState {
             in_flight: Semaphore::new(MAX_IN_FLIGHT),
             replies: Replies::default(),
             signed_in_at: OnceLock::new(),
-            slack_routes: SlackRoutes::Http,
+            slack_routes,
         })
-    }
-
-    /// The same service, reporting Slack's traffic as arriving over `routes`.
-    pub fn over(self: Arc<Self>, routes: SlackRoutes) -> Arc<ApiState> {
-        match Arc::try_unwrap(self) {
-            Ok(mut state) => {
-                state.slack_routes = routes;
-                Arc::new(state)
-            }
-            Err(shared) => shared,
-        }
     }
 
     /// Slack answered: `/v1/answers` posts through `bot` from now on.
