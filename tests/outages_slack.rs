@@ -620,3 +620,42 @@ async fn a_post_that_timed_out_is_not_sent_again() {
     );
     bot.assert_no_panic();
 }
+
+/// Socket Mode, Slack away at start: the API and the probes answer (Slack's part
+/// naming Socket Mode among what it affects); once Slack is back, the bot signs in and
+/// opens its connection, and `/readyz` turns 200.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn socket_mode_waits_for_slack_and_connects_when_it_returns() {
+    sourcebot::verify::install_crypto_provider();
+    let slack = FakeSlack::start_away().await;
+    let bot = Served::start(&slack, &[("SLACK_APP_TOKEN", "xapp-1-outage-test")]).await;
+    let (ready, _) = bot
+        .readyz_until("/readyz", WAIT, |r| {
+            r.json["slack"]["last_error"].is_string()
+        })
+        .await;
+    assert_eq!(ready.status, 503, "{}", ready.text);
+    assert_readyz_shape(&ready, "all");
+    assert!(
+        ready.json["slack"]["affects"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|e| e == "Socket Mode")),
+        "{}",
+        ready.text
+    );
+    let checked = bot
+        .check("?verify=false", "Deploys freeze on Fridays.")
+        .await;
+    assert_eq!(checked.status, 200, "{}", checked.text);
+    assert_eq!(slack.socket_connections(), 0);
+    slack.come_back().await;
+    assert_ready_with_slack_ok(&bot, Duration::from_secs(12), "Slack came back").await;
+    assert!(
+        slack
+            .wait_for_socket_connections(1, Duration::from_secs(10))
+            .await,
+        "no Socket Mode connection; logs:\n{}",
+        bot.logs()
+    );
+    bot.assert_no_panic();
+}
