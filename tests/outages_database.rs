@@ -124,6 +124,27 @@ impl OAuthServe {
         .await
     }
 
+    /// `POST /v1/answers?verify=false`: the sources of a short answer, posted in
+    /// `team`'s workspace in thread `thread_ts` of [`CHANNEL`].
+    async fn answers(&self, team: &str, thread_ts: &str) -> Reply {
+        self.send(
+            self.http
+                .post(self.url("/v1/answers?verify=false"))
+                .bearer_auth(API_TOKEN)
+                .header("content-type", "application/json")
+                .body(
+                    json!({
+                        "team_id": team,
+                        "channel": CHANNEL,
+                        "thread_ts": thread_ts,
+                        "text": "Deploys freeze on Fridays.",
+                    })
+                    .to_string(),
+                ),
+        )
+        .await
+    }
+
     /// `GET /slack/install`: the state (from the Location) and the state cookie.
     async fn begin_install(&self) -> (String, String) {
         let reply = self.get("/slack/install").await;
@@ -472,6 +493,29 @@ async fn the_database_stopped_and_restarted_keeps_cached_workspaces_served() {
         posts_with_token_of(&slack, T2).is_empty(),
         "T2 was answered although its installation cannot be read; calls:\n{}",
         calls_summary(&slack)
+    );
+
+    // The answer API: posting in T1 (read lately) works; in T2 it cannot know the
+    // token, and says the database is unavailable.
+    let posted = bot.answers(T1, "1700000300.000100").await;
+    assert_eq!(
+        posted.status, 200,
+        "/v1/answers in T1 while the database is down: {}",
+        posted.text
+    );
+    let refused = bot.answers(T2, "1700000300.000200").await;
+    assert_eq!(refused.status, 503, "{}", refused.text);
+    assert_eq!(
+        refused.json["error"]["code"], "unavailable",
+        "{}",
+        refused.text
+    );
+    assert!(
+        refused.json["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("installation")),
+        "{}",
+        refused.text
     );
 
     // /readyz: still 200, the database down with its error and what it affects.

@@ -227,7 +227,9 @@ impl SqlStore {
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let pool = PgPoolOptions::new()
                 .max_connections(8)
-                .acquire_timeout(std::time::Duration::from_secs(5))
+                // Long enough for a busy pool; short enough that a database that is
+                // away fails a request in 2 s rather than hold it.
+                .acquire_timeout(std::time::Duration::from_secs(2))
                 .connect(url)
                 .await
                 .map_err(StoreError::connecting)?;

@@ -322,6 +322,13 @@ impl Installed {
             return Ok(workspace);
         }
         let health = self.base.metrics().map(|metrics| metrics.health());
+        // The store failed a moment ago: serve the last read at once rather than wait
+        // for the pool to time out again on every request.
+        if health.is_some_and(|health| store_failed_lately(&health.record(Part::Database))) {
+            if let Some(workspace) = self.aged(key, WORKSPACE_STALE_MAX) {
+                return Ok(workspace);
+            }
+        }
         let credentials = match self.installations.credentials(key).await {
             Ok(credentials) => {
                 if let Some(health) = health {
@@ -392,6 +399,18 @@ impl Installed {
         self.cache
             .insert(key.clone(), (workspace.clone(), Instant::now()));
     }
+}
+
+/// How long after the store failed to answer a cached workspace is served without
+/// asking it again (seconds).
+pub const STORE_RETRY_AFTER: i64 = 5;
+
+/// Whether the store is down and failed within the last [`STORE_RETRY_AFTER`] seconds.
+fn store_failed_lately(database: &crate::health::Record) -> bool {
+    database.status == crate::health::Status::Down
+        && database
+            .last_error_at
+            .is_some_and(|at| crate::calendar::unix_now() - at < STORE_RETRY_AFTER)
 }
 
 /// Whether the single-token workspace `home` is the one `key` names.
@@ -523,6 +542,19 @@ mod tests {
             2,
             "the store was asked again"
         );
+        // It failed a moment ago: the next request is served without waiting on it.
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        let again = workspaces
+            .resolve(Some(&t1))
+            .await
+            .expect("T1 still served");
+        assert!(Arc::ptr_eq(&first, &again));
+        assert_eq!(
+            flaky.reads.load(Ordering::SeqCst),
+            2,
+            "not asked again so soon"
+        );
+        // A workspace with nothing cached still asks (the store may be back).
         let refused = workspaces.resolve(Some(&t2)).await.err();
         assert!(matches!(refused, Some(Unserved::Store(_))), "{refused:?}");
         let database = metrics.health().record(Part::Database);
