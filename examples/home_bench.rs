@@ -33,10 +33,10 @@
 mod support;
 
 use serde_json::{json, Value};
-use sourcebot::install::store::SqlStore;
-use sourcebot::install::token_key::TokenKey;
-use sourcebot::install::workspace_data::WorkspaceData;
 use sourcebot::model::workspace::{FeedbackRecord, ReportCounts, ReportRecord, Vote};
+use sourcebot::store::installations::SqlStore;
+use sourcebot::store::token_key::TokenKey;
+use sourcebot::store::workspace_data::WorkspaceData;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use support::bot::harness_keeping;

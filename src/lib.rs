@@ -70,6 +70,7 @@ pub mod serve;
 pub mod setting;
 pub mod slack;
 pub mod state;
+pub mod store;
 pub mod support;
 pub mod verify;
 

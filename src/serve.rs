@@ -12,7 +12,7 @@ use crate::config::Config;
 use crate::health::{Part, Status};
 use crate::install::{
     self, lifecycle::StoreInstallations, oauth::OAuthSettings, rotation::Rotator,
-    routes::InstallService, store::SqlStore, store::StoreError, workspace_data::WorkspaceData,
+    routes::InstallService,
 };
 use crate::metrics::Metrics;
 use crate::pipeline::Pipeline;
@@ -20,6 +20,8 @@ use crate::slack::api::SlackApi;
 use crate::slack::permalinks::SlackLinksOnceSignedIn;
 use crate::slack::{self, Bot, SlackSettings, Transport};
 use crate::state::BotState;
+use crate::store::installations::{InstallationStore, SqlStore, StoreError};
+use crate::store::workspace_data::WorkspaceData;
 use anyhow::Context;
 use std::sync::Arc;
 use std::time::Duration;
@@ -261,7 +263,7 @@ where
 /// once the bot runs.
 struct Install {
     oauth: OAuthSettings,
-    store: Arc<dyn install::store::InstallationStore>,
+    store: Arc<dyn InstallationStore>,
     installations: Arc<dyn slack::Installations>,
     /// The same database, for workspaces' settings, report history and feedback.
     data: Arc<dyn WorkspaceData>,
@@ -281,7 +283,7 @@ async fn open_installations(
             .context("cannot open the installation store")?,
     );
     let data: Arc<dyn WorkspaceData> = store.clone();
-    let store: Arc<dyn install::store::InstallationStore> = store;
+    let store: Arc<dyn InstallationStore> = store;
     let slack = Arc::new(
         SlackApi::new(&settings.api_url, "", settings.call_timeout)?
             .with_metrics(metrics.clone())

@@ -11,9 +11,9 @@
 mod cli;
 
 use serde_json::{json, Value};
-use sourcebot::install::store::SqlStore;
-use sourcebot::install::workspace_data::WorkspaceData;
 use sourcebot::model::workspace::{FeedbackRecord, ReportCounts, ReportRecord, Vote, WrongPart};
+use sourcebot::store::installations::SqlStore;
+use sourcebot::store::workspace_data::WorkspaceData;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

@@ -12,10 +12,10 @@ use serde_json::{json, Value};
 use sourcebot::install::lifecycle::StoreInstallations;
 use sourcebot::install::oauth::{OAuthSettings, BOT_SCOPES, STATE_COOKIE};
 use sourcebot::install::routes::{router, InstallService};
-use sourcebot::install::store::{Installation, InstallationStore, SqlStore, WorkspaceKey};
-use sourcebot::install::token_key::TokenKey;
 use sourcebot::slack::api::SlackApi;
 use sourcebot::state::MemoryState;
+use sourcebot::store::installations::{Installation, InstallationStore, SqlStore, WorkspaceKey};
+use sourcebot::store::token_key::TokenKey;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -130,7 +130,7 @@ impl Install {
         (status, response.text().await.unwrap_or_default())
     }
 
-    async fn installed(&self, team: &str) -> Option<sourcebot::install::store::Installation> {
+    async fn installed(&self, team: &str) -> Option<sourcebot::store::installations::Installation> {
         self.store
             .find(&WorkspaceKey {
                 enterprise_id: None,

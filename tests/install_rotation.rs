@@ -7,10 +7,10 @@ mod support;
 
 use sourcebot::install::oauth::OAuthSettings;
 use sourcebot::install::rotation::{Rotator, Round};
-use sourcebot::install::store::{InstallationStore, SqlStore, WorkspaceKey};
-use sourcebot::install::token_key::TokenKey;
 use sourcebot::slack::api::SlackApi;
 use sourcebot::state::{BotState, MemoryState};
+use sourcebot::store::installations::{InstallationStore, SqlStore, WorkspaceKey};
+use sourcebot::store::token_key::TokenKey;
 use std::sync::Arc;
 use std::time::Duration;
 use support::slack::{FakeSlack, OAuthGrant, OAUTH_CLIENT_ID, OAUTH_CLIENT_SECRET};

@@ -6,8 +6,8 @@
 
 mod support;
 
-use sourcebot::install::store::{Installation, InstallationStore, SqlStore, WorkspaceKey};
-use sourcebot::install::token_key::TokenKey;
+use sourcebot::store::installations::{Installation, InstallationStore, SqlStore, WorkspaceKey};
+use sourcebot::store::token_key::TokenKey;
 
 const KEY: &str = "1f1e1d1c1b1a191817161514131211100f0e0d0c0b0a09080706050403020100";
 const OTHER_KEY: &str = "aa1e1d1c1b1a191817161514131211100f0e0d0c0b0a09080706050403020100";

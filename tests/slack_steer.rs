@@ -9,11 +9,11 @@
 mod support;
 
 use serde_json::{json, Value};
-use sourcebot::install::store::SqlStore;
-use sourcebot::install::workspace_data::WorkspaceData;
 use sourcebot::model::workspace::{ChannelScope, WorkspaceSettings};
 use sourcebot::render::feedback::{COMMENT_BLOCK, WRONG_PART_BLOCK, WRONG_PART_CALLBACK_ID};
 use sourcebot::slack::ONLY_ADMINS;
+use sourcebot::store::installations::SqlStore;
+use sourcebot::store::workspace_data::WorkspaceData;
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

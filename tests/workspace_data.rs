@@ -9,10 +9,10 @@ mod support;
 #[path = "support/workspace_checks.rs"]
 mod workspace_checks;
 
-use sourcebot::install::store::SqlStore;
-use sourcebot::install::token_key::TokenKey;
-use sourcebot::install::workspace_data::WorkspaceData;
 use sourcebot::model::workspace::Vote;
+use sourcebot::store::installations::SqlStore;
+use sourcebot::store::token_key::TokenKey;
+use sourcebot::store::workspace_data::WorkspaceData;
 use std::sync::Arc;
 use workspace_checks::*;
 

@@ -19,7 +19,6 @@
 
 use crate::collect::input::{FormatHint, InputError};
 use crate::health::Part;
-use crate::install::workspace_data::WorkspaceData;
 use crate::metrics::Metrics;
 use crate::model::{Answer, Report};
 use crate::pipeline::Pipeline;
@@ -31,6 +30,7 @@ use crate::slack::api::{CallError, Outgoing};
 use crate::slack::workspace::Unserved;
 use crate::slack::{Bot, Workspace, WorkspaceKey};
 use crate::state::BotState;
+use crate::store::workspace_data::WorkspaceData;
 use axum::body::{to_bytes, Body, Bytes};
 use axum::extract::{MatchedPath, Query, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};

@@ -4,8 +4,8 @@
 //! here, so the command line stays a thin shell.
 
 use super::oauth::{DATABASE_URL, DEFAULT_DATABASE_URL};
-use super::store::{SqlStore, StoreError};
-use super::workspace_data::WorkspaceData;
+use crate::store::installations::{SqlStore, StoreError};
+use crate::store::workspace_data::WorkspaceData;
 use serde_json::Value;
 use std::path::PathBuf;
 

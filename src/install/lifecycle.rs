@@ -5,9 +5,9 @@
 //! the installation is deleted, so nothing is done there with a token Slack no longer
 //! honours (the bot deletes the workspace's shared state itself).
 
-use super::store::{InstallationStore, WorkspaceKey};
 use crate::slack::workspace::{InstallationsError, WorkspaceCredentials};
 use crate::slack::Installations;
+use crate::store::installations::{InstallationStore, WorkspaceKey};
 use std::sync::Arc;
 
 /// The bot's view of the installation store.

@@ -5,9 +5,9 @@
 //! The HTTP routes are in [`super::routes`]; the call to Slack in
 //! [`crate::slack::api::SlackApi::oauth_access`].
 
-use super::store::Installation;
-use super::token_key::TokenKey;
 use crate::setting::ConfigError;
+use crate::store::installations::Installation;
+use crate::store::token_key::TokenKey;
 use ring::hmac;
 use ring::rand::{SecureRandom, SystemRandom};
 use serde_json::Value;

@@ -8,9 +8,9 @@
 //! token still lasts.
 
 use super::oauth::OAuthSettings;
-use super::store::{Installation, InstallationStore};
 use crate::slack::api::SlackApi;
 use crate::state::BotState;
+use crate::store::installations::{Installation, InstallationStore};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;

@@ -6,9 +6,9 @@
 //! expired state is refused with 400 and nothing is stored.
 
 use super::oauth::{installation_from_access, OAuthSettings, StateError, STATE_COOKIE, STATE_TTL};
-use super::store::InstallationStore;
 use crate::slack::api::SlackApi;
 use crate::state::BotState;
+use crate::store::installations::InstallationStore;
 use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};

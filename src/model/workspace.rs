@@ -1,11 +1,60 @@
 //! What a workspace decides for itself and what sourcebot keeps about its work there:
 //! the plain data behind `/sources watch|unwatch|settings`, the settings modal, the App
 //! Home and the feedback buttons. Stored per workspace by
-//! [`crate::install::workspace_data`]; shown and read by the Slack views
+//! [`crate::store::workspace_data`]; shown and read by the Slack views
 //! ([`crate::slack::home`], [`crate::slack::settings_view`], [`crate::render::feedback`]).
+//! [`WorkspaceKey`] names an installation: Slack's requests carry it (read in
+//! [`crate::slack::workspace`]) and the store keeps installations under it.
 //! Nothing here touches the network or a database.
 
 use serde::{Deserialize, Serialize};
+
+/// Which installation serves a request: a workspace (`T…`), possibly in an Enterprise
+/// Grid organization (`E…`), or the organization as a whole for an org-wide install.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct WorkspaceKey {
+    /// The organization, if any.
+    pub enterprise_id: Option<String>,
+    /// The workspace; `None` for the org-wide install.
+    pub team_id: Option<String>,
+    /// The org-wide install itself.
+    pub is_enterprise_install: bool,
+}
+
+impl WorkspaceKey {
+    /// The key from ids as requests carry them (empty strings count as absent): an
+    /// org-wide install is keyed by its organization alone; anything else needs a
+    /// workspace.
+    pub fn new(
+        enterprise_id: Option<&str>,
+        team_id: Option<&str>,
+        is_enterprise_install: bool,
+    ) -> Option<WorkspaceKey> {
+        let present = |id: Option<&str>| id.filter(|s| !s.is_empty()).map(str::to_string);
+        let enterprise_id = present(enterprise_id);
+        if is_enterprise_install {
+            return Some(WorkspaceKey {
+                enterprise_id: Some(enterprise_id?),
+                team_id: None,
+                is_enterprise_install,
+            });
+        }
+        Some(WorkspaceKey {
+            enterprise_id,
+            team_id: Some(present(team_id)?),
+            is_enterprise_install,
+        })
+    }
+
+    /// The id the installation's state is kept under: its workspace, or its
+    /// organization for an org-wide install.
+    pub fn scope(&self) -> &str {
+        self.team_id
+            .as_deref()
+            .or(self.enterprise_id.as_deref())
+            .unwrap_or_default()
+    }
+}
 
 /// A workspace's own settings. A field left `None` (or empty, for the watched list)
 /// takes the server's default from the environment; a workspace's own value wins.

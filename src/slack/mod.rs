@@ -32,12 +32,12 @@ use crate::collect::slack_message::{
     read_message, thread, MessageMeta, MessageRead, ReadNotes, ReadOptions, SkipReason,
 };
 use crate::config::Config;
-use crate::install::store::{SqlStore, StoreError};
-use crate::install::workspace_data::WorkspaceData;
 use crate::metrics::Metrics;
 use crate::model::Answer;
 use crate::pipeline::Pipeline;
 use crate::state::{BotState, MemoryState, RedisSettings, RedisState};
+use crate::store::installations::{SqlStore, StoreError};
+use crate::store::workspace_data::WorkspaceData;
 use crate::verify::VerifyError;
 use api::{CallError, SlackApi};
 pub use evidence::{EVIDENCE_BUTTON_TEXT, EVIDENCE_EXPIRED};

@@ -38,43 +38,10 @@ pub const WORKSPACE_CACHE_MAX: usize = 10_000;
 /// rotated token (valid for 12 hours) is still good.
 pub const WORKSPACE_STALE_MAX: Duration = Duration::from_secs(3600);
 
-/// Which installation serves a request: a workspace (`T…`), possibly in an Enterprise
-/// Grid organization (`E…`), or the organization as a whole for an org-wide install.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct WorkspaceKey {
-    /// The organization, if any.
-    pub enterprise_id: Option<String>,
-    /// The workspace; `None` for the org-wide install.
-    pub team_id: Option<String>,
-    /// The org-wide install itself.
-    pub is_enterprise_install: bool,
-}
+pub use crate::model::workspace::WorkspaceKey;
 
+/// Reading which installation a Slack request names.
 impl WorkspaceKey {
-    /// The key from ids as requests carry them (empty strings count as absent): an
-    /// org-wide install is keyed by its organization alone; anything else needs a
-    /// workspace.
-    pub fn new(
-        enterprise_id: Option<&str>,
-        team_id: Option<&str>,
-        is_enterprise_install: bool,
-    ) -> Option<WorkspaceKey> {
-        let present = |id: Option<&str>| id.filter(|s| !s.is_empty()).map(str::to_string);
-        let enterprise_id = present(enterprise_id);
-        if is_enterprise_install {
-            return Some(WorkspaceKey {
-                enterprise_id: Some(enterprise_id?),
-                team_id: None,
-                is_enterprise_install,
-            });
-        }
-        Some(WorkspaceKey {
-            enterprise_id,
-            team_id: Some(present(team_id)?),
-            is_enterprise_install,
-        })
-    }
-
     /// The installation an Events API `callback` was delivered for: the first of its
     /// `authorizations` (the installation Slack used), else its top-level
     /// `enterprise_id`, `team_id` and `is_enterprise_install`.
@@ -123,15 +90,6 @@ impl WorkspaceKey {
             team_id.as_deref(),
             field("is_enterprise_install").as_deref() == Some("true"),
         )
-    }
-
-    /// The id the installation's state is kept under: its workspace, or its
-    /// organization for an org-wide install.
-    pub fn scope(&self) -> &str {
-        self.team_id
-            .as_deref()
-            .or(self.enterprise_id.as_deref())
-            .unwrap_or_default()
     }
 }
 

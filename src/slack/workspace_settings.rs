@@ -10,10 +10,10 @@
 //! says so: a report is never held back for a setting.
 
 use super::inbound::{BotIdentity, Watch};
-use crate::install::store::StoreError;
-use crate::install::workspace_data::{SettingsCache, WorkspaceData};
 use crate::model::workspace::{ChannelScope, ReportAudience, WatchedAssistant, WorkspaceSettings};
 use crate::state::BotState;
+use crate::store::installations::StoreError;
+use crate::store::workspace_data::{SettingsCache, WorkspaceData};
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;

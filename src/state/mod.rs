@@ -16,7 +16,7 @@
 //! | API requests | a caller's `Idempotency-Key` | what was asked (a fingerprint), then the response | while it runs, then an hour | `POST /v1/answers` | the same key on any replica (shared stores only) |
 //! | verdicts | a canonical URL | its [`Verdict`] | the verifier's TTL for its class | every probe (shared stores only) | the verifier, after its own cache |
 //! | model replies | a digest of a question to the language model | its validated JSON reply | `SOURCEBOT_LLM_CACHE_TTL` | every valid reply (shared stores only) | [`crate::llm::LlmClient`], after its own cache |
-//! | settings versions | a workspace ([`crate::slack::WorkspaceKey::scope`]) | a counter | as long as the store (one small number per workspace; no TTL) | every settings change | [`crate::install::workspace_data::SettingsCache`], at most once a second per workspace |
+//! | settings versions | a workspace ([`crate::slack::WorkspaceKey::scope`]) | a counter | as long as the store (one small number per workspace; no TTL) | every settings change | [`crate::store::workspace_data::SettingsCache`], at most once a second per workspace |
 //!
 //! With many workspaces, the families a workspace owns (shares, evidence, replies, post
 //! slots, back-offs, locks) are kept under its id ([`scoped::ScopedState`]), and deleted

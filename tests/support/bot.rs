@@ -71,7 +71,7 @@ pub async fn harness_serving(
 pub async fn harness_keeping(
     slack: std::sync::Arc<FakeSlack>,
     installations: Option<std::sync::Arc<dyn slack::Installations>>,
-    data: Option<std::sync::Arc<dyn sourcebot::install::workspace_data::WorkspaceData>>,
+    data: Option<std::sync::Arc<dyn sourcebot::store::workspace_data::WorkspaceData>>,
     adjust: impl FnOnce(&mut SlackSettings),
 ) -> Harness {
     sourcebot::verify::install_crypto_provider();

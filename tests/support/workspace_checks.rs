@@ -3,12 +3,12 @@
 //! a PostgreSQL the test starts.
 #![allow(dead_code)]
 
-use sourcebot::install::workspace_data::{SettingsCache, WorkspaceData};
 use sourcebot::model::workspace::{
     ActivityLine, ChannelScope, FeedbackRecord, ReportAudience, ReportCounts, ReportRecord, Vote,
     WatchedAssistant, WorkspaceSettings, WrongPart,
 };
 use sourcebot::state::{BotState, MemoryState};
+use sourcebot::store::workspace_data::{SettingsCache, WorkspaceData};
 use std::sync::Arc;
 use std::time::Duration;
 

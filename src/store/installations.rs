@@ -2,12 +2,12 @@
 //! ([`InstallationStore`]) and kept in SQL through `sqlx` ([`SqlStore`]): a SQLite file
 //! by default (`sqlite://sourcebot.db`, nothing to install), PostgreSQL for several
 //! replicas (`postgres://…`). The schema is created by the embedded migrations
-//! (`src/install/migrations`, the same SQL on both). Tokens are sealed with the
+//! (`src/store/migrations`, the same SQL on both). Tokens are sealed with the
 //! [`TokenKey`] before they are written and opened when read; neither a token nor a
 //! database password ever appears in an error or a debug print.
 
 use super::token_key::{TokenKey, TokenKeyError};
-pub use crate::slack::WorkspaceKey;
+pub use crate::model::workspace::WorkspaceKey;
 use async_trait::async_trait;
 use sqlx::postgres::PgPoolOptions;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
@@ -219,7 +219,7 @@ impl SqlStore {
                 .connect_with(options)
                 .await
                 .map_err(StoreError::database)?;
-            sqlx::migrate!("src/install/migrations")
+            sqlx::migrate!("src/store/migrations")
                 .run(&pool)
                 .await
                 .map_err(StoreError::database)?;
@@ -233,7 +233,7 @@ impl SqlStore {
                 .connect(url)
                 .await
                 .map_err(StoreError::connecting)?;
-            sqlx::migrate!("src/install/migrations")
+            sqlx::migrate!("src/store/migrations")
                 .run(&pool)
                 .await
                 .map_err(StoreError::database)?;
@@ -245,7 +245,7 @@ impl SqlStore {
     }
 
     /// Connects to `url` for the workspace data only (settings, report history,
-    /// feedback: [`crate::install::workspace_data`]), without a token key: with
+    /// feedback: [`crate::store::workspace_data`]), without a token key: with
     /// `SLACK_BOT_TOKEN` and no OAuth, and for `sourcebot feedback export`. Stored
     /// tokens cannot be read through it.
     pub async fn connect_for_data(url: &str) -> Result<SqlStore, StoreError> {

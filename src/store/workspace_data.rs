@@ -8,7 +8,7 @@
 //! on any replica within a few seconds. Untrusted text (comments, names) is stored as
 //! given and escaped where it is shown.
 
-use super::store::{Pool, SqlStore, StoreError};
+use super::installations::{Pool, SqlStore, StoreError};
 use crate::model::workspace::{ActivityLine, FeedbackRecord, ReportRecord, WorkspaceSettings};
 use crate::state::BotState;
 use async_trait::async_trait;
@@ -693,8 +693,8 @@ impl SettingsCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::install::token_key::TokenKey;
     use crate::state::MemoryState;
+    use crate::store::token_key::TokenKey;
 
     async fn store() -> SqlStore {
         let key = TokenKey::from_hex(KEY).expect("a valid key");
