@@ -1,14 +1,16 @@
 //! The bot's side of Slack's Web API, made safe to lean on: every call bounded by a
 //! timeout, a 429 answered by waiting `Retry-After` and trying once more (and every
-//! replica holding that method back meanwhile), posts paced to one a second per channel
-//! over all replicas (both through [`crate::state::BotState`]), blocks Slack rejects
-//! replaced by the plain mrkdwn text,
-//! and unfurling always off. Modals (`views.open`) are sent as the JSON the renderer
-//! checked. Built on slack-morphism's client; the API URL is
-//! configurable so tests point it at a fake server.
+//! replica holding that method back meanwhile), a reply Slack could not be reached for
+//! tried again with back-off within the client's window ([`SlackApi::with_retries`]),
+//! posts paced to one a second per channel over all replicas (both through
+//! [`crate::state::BotState`]), blocks Slack rejects replaced by the plain mrkdwn text,
+//! and unfurling always off. Every call's outcome is counted and told to the Slack
+//! part's health (`/readyz`). Modals (`views.open`) are sent as the JSON the renderer
+//! checked. Why a call failed is in `errors.rs`; the reads (threads, permalinks, files)
+//! in `read.rs`. Built on slack-morphism's client; the API URL is configurable so
+//! tests point it at a fake server.
 
-use super::inbound::{BotIdentity, Permalink};
-use crate::collect::slack_message::lenient;
+use super::inbound::BotIdentity;
 use crate::health::SlackOutcome;
 use crate::metrics::Metrics;
 use crate::render::blocks::BlockMessage;
@@ -22,26 +24,11 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Slack's error codes that mean the workspace's token no longer works: that workspace
-/// is down in `/readyz`, not Slack.
-const REFUSED_TOKEN: [&str; 6] = [
-    "invalid_auth",
-    "not_authed",
-    "token_revoked",
-    "token_expired",
-    "account_inactive",
-    "team_access_not_granted",
-];
+mod errors;
+mod read;
 
-/// Whether a failed request never left this process: the connection could not be made
-/// (refused, no route, name not resolved), so Slack did not act on it.
-fn never_sent(protocol: &slack_morphism::errors::SlackClientHttpProtocolError) -> bool {
-    protocol
-        .cause
-        .as_ref()
-        .and_then(|cause| cause.downcast_ref::<hyper_util::client::legacy::Error>())
-        .is_some_and(hyper_util::client::legacy::Error::is_connect)
-}
+use errors::{never_sent, REFUSED_TOKEN};
+pub use errors::{CallError, SetupError};
 
 /// The slack-morphism client over hyper, http or https.
 pub type HyperClient = SlackClient<SlackClientHyperConnector<HttpsConnector>>;
@@ -60,88 +47,6 @@ pub const MAX_THREAD_PAGES: usize = 10;
 
 /// The longest `Retry-After` the bot waits for before its one retry.
 pub const MAX_RETRY_WAIT: Duration = Duration::from_secs(60);
-
-/// Why a Slack call failed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum CallError {
-    /// Slack answered `ok: false` with this error code.
-    #[error("Slack refused {method}: {code}")]
-    Slack {
-        /// The API method.
-        method: &'static str,
-        /// Slack's error code (`not_in_channel`, `invalid_blocks`…).
-        code: String,
-    },
-    /// Still rate limited after the one retry.
-    #[error("Slack rate-limited {method} twice")]
-    RateLimited {
-        /// The API method.
-        method: &'static str,
-    },
-    /// No answer within the call timeout.
-    #[error("Slack did not answer {method} within {seconds} s")]
-    Timeout {
-        /// The API method.
-        method: &'static str,
-        /// The timeout.
-        seconds: u64,
-    },
-    /// Slack could not be reached (the connection failed before the request was
-    /// sent) or said it is unavailable (HTTP 502, 503, 504): the request was not acted
-    /// on, so it may be sent again.
-    #[error("Slack cannot be reached ({method}): {detail}")]
-    Unreachable {
-        /// The API method.
-        method: &'static str,
-        /// What went wrong.
-        detail: String,
-    },
-    /// The request failed on the way (network, protocol).
-    #[error("calling Slack's {method} failed: {detail}")]
-    Transport {
-        /// The API method.
-        method: &'static str,
-        /// What went wrong.
-        detail: String,
-    },
-}
-
-impl CallError {
-    /// The outcome label of `sourcebot_slack_api_calls_total`.
-    pub fn outcome(&self) -> &'static str {
-        match self {
-            CallError::Slack { .. } => "slack_error",
-            CallError::RateLimited { .. } => "rate_limited",
-            CallError::Timeout { .. } => "timeout",
-            CallError::Unreachable { .. } => "unreachable",
-            CallError::Transport { .. } => "transport",
-        }
-    }
-
-    /// Whether Slack could not be reached or did not answer: trying later may work.
-    pub fn is_outage(&self) -> bool {
-        matches!(
-            self,
-            CallError::Timeout { .. } | CallError::Unreachable { .. } | CallError::Transport { .. }
-        )
-    }
-
-    /// Slack's error code, when Slack gave one.
-    pub fn code(&self) -> Option<&str> {
-        match self {
-            CallError::Slack { code, .. } => Some(code),
-            _ => None,
-        }
-    }
-}
-
-/// Why the client could not be set up.
-#[derive(Debug, thiserror::Error)]
-pub enum SetupError {
-    /// The system's root certificates could not be loaded.
-    #[error("cannot load the system's root certificates: {0}")]
-    Certificates(String),
-}
 
 /// A message to post: the Block Kit version and the plain mrkdwn kept for when Slack
 /// refuses the blocks.
@@ -928,126 +833,6 @@ impl SlackApi {
         .await
         .map(|_| ())
     }
-
-    /// The messages of a thread, parent first, as Slack sent them
-    /// (`conversations.replies`, following the cursor for at most [`MAX_THREAD_PAGES`]
-    /// pages of 200).
-    pub async fn thread(&self, channel: &str, thread_ts: &str) -> Result<Vec<Value>, CallError> {
-        let mut messages = Vec::new();
-        let mut cursor: Option<String> = None;
-        for _ in 0..MAX_THREAD_PAGES {
-            let page = self
-                .raw_page(
-                    "conversations.replies",
-                    vec![
-                        ("channel", Some(channel.to_string())),
-                        ("ts", Some(thread_ts.to_string())),
-                        ("limit", Some("200".to_string())),
-                        ("cursor", cursor.take()),
-                    ],
-                )
-                .await?;
-            messages.extend(page.messages);
-            cursor = page.next_cursor;
-            if cursor.is_none() {
-                break;
-            }
-        }
-        Ok(messages)
-    }
-
-    /// The message a permalink points at, as Slack sent it, or `None` when Slack has no
-    /// such message.
-    pub async fn message(&self, link: &Permalink) -> Result<Option<Value>, CallError> {
-        let page = match &link.thread_ts {
-            Some(thread_ts) if *thread_ts != link.ts => {
-                let page = self
-                    .raw_page(
-                        "conversations.replies",
-                        vec![
-                            ("channel", Some(link.channel.clone())),
-                            ("ts", Some(thread_ts.clone())),
-                            ("latest", Some(link.ts.clone())),
-                            ("inclusive", Some("true".to_string())),
-                            ("limit", Some("200".to_string())),
-                        ],
-                    )
-                    .await;
-                match page {
-                    Err(e) if e.code() == Some("thread_not_found") => return Ok(None),
-                    other => other?,
-                }
-            }
-            _ => {
-                self.raw_page(
-                    "conversations.history",
-                    vec![
-                        ("channel", Some(link.channel.clone())),
-                        ("latest", Some(link.ts.clone())),
-                        ("inclusive", Some("true".to_string())),
-                        ("limit", Some("1".to_string())),
-                    ],
-                )
-                .await?
-            }
-        };
-        Ok(page
-            .messages
-            .into_iter()
-            .find(|m| m.get("ts").and_then(Value::as_str) == Some(link.ts.as_str())))
-    }
-
-    /// A file's metadata (`files.info`), as Slack sent it (`file`); Slack's
-    /// `file_not_found` and `file_deleted` come back as [`CallError::Slack`].
-    pub async fn file_info(&self, file_id: &str) -> Result<Value, CallError> {
-        let session = self.client.open_session(&self.token);
-        let params = vec![("file", Some(file_id.to_string()))];
-        let reply: RawFile = self
-            .call("files.info", || {
-                session
-                    .http_session_api
-                    .http_get("files.info", &params, None)
-            })
-            .await?;
-        Ok(reply.file)
-    }
-
-    /// One page of a history or replies method, its messages kept as Slack wrote them
-    /// (every field: slack-morphism's models drop attachment fields the reader needs).
-    /// A message whose JSON cannot be read even leniently is left out, and the log
-    /// says so; the others are kept.
-    async fn raw_page(
-        &self,
-        method: &'static str,
-        params: Vec<(&'static str, Option<String>)>,
-    ) -> Result<MessagePage, CallError> {
-        let session = self.client.open_session(&self.token);
-        let page: RawPage = self
-            .call(method, || {
-                session.http_session_api.http_get(method, &params, None)
-            })
-            .await?;
-        let mut messages = Vec::with_capacity(page.messages.len());
-        for raw in page.messages {
-            match lenient::parse(raw.get()) {
-                Ok((message, repaired)) => {
-                    if repaired {
-                        tracing::debug!(method, "a message had lone UTF-16 surrogates: replaced");
-                    }
-                    messages.push(message);
-                }
-                Err(error) => tracing::warn!(method, %error, "left out a message that is not JSON"),
-            }
-        }
-        let next_cursor = page
-            .response_metadata
-            .and_then(|m| m.next_cursor)
-            .filter(|c| !c.is_empty());
-        Ok(MessagePage {
-            messages,
-            next_cursor,
-        })
-    }
 }
 
 /// Sends `message`'s blocks with `send`; when Slack refuses them (`invalid_blocks`,
@@ -1101,34 +886,6 @@ fn block_content(text: &str, blocks: &[Value]) -> SlackMessageContent {
 struct RawUser {
     #[serde(default)]
     user: Value,
-}
-
-/// `files.info`'s reply: the file object.
-#[derive(serde::Deserialize)]
-struct RawFile {
-    #[serde(default)]
-    file: Value,
-}
-
-/// A page of messages, each as raw JSON.
-#[derive(serde::Deserialize)]
-struct RawPage {
-    #[serde(default)]
-    messages: Vec<Box<serde_json::value::RawValue>>,
-    #[serde(default)]
-    response_metadata: Option<RawMetadata>,
-}
-
-#[derive(serde::Deserialize)]
-struct RawMetadata {
-    #[serde(default)]
-    next_cursor: Option<String>,
-}
-
-/// A page of messages, read.
-struct MessagePage {
-    messages: Vec<Value>,
-    next_cursor: Option<String>,
 }
 
 /// A 429 to wait out.
