@@ -116,7 +116,9 @@ impl Bot {
             .api
             .respond(response_url, &message(&outgoing.blocks.blocks))
             .await;
-        if first.is_ok() {
+        // Sent, or Slack could not be reached (after the client's retries): the other
+        // forms would fail the same way.
+        if first.as_ref().is_ok() || first.as_ref().is_err_and(slack_is_away) {
             return first;
         }
         if let Some(alternate) = &outgoing.alternate {
