@@ -445,6 +445,35 @@ mod tests {
     }
 
     #[test]
+    fn the_retry_window_and_the_workspace_cache_are_read_and_bounded() {
+        let base = [(BOT_TOKEN, "xoxb-1"), (SIGNING_SECRET, "s")];
+        let defaults = read(&base).unwrap();
+        assert_eq!(defaults.retry_for, DEFAULT_SLACK_RETRY_FOR);
+        assert_eq!(
+            defaults.workspace_cache_ttl,
+            crate::slack::workspace::WORKSPACE_CACHE_TTL
+        );
+        let set = read(&[
+            base[0],
+            base[1],
+            (SLACK_RETRY_FOR, "0s"),
+            (WORKSPACE_CACHE_TTL, "5m"),
+        ])
+        .unwrap();
+        assert_eq!(set.retry_for, Duration::ZERO, "0s turns retries off");
+        assert_eq!(set.workspace_cache_ttl, Duration::from_secs(300));
+        for (name, value) in [
+            (SLACK_RETRY_FOR, "forever"),
+            (SLACK_RETRY_FOR, "1h"),
+            (WORKSPACE_CACHE_TTL, "0s"),
+            (WORKSPACE_CACHE_TTL, "2h"),
+        ] {
+            let error = read(&[base[0], base[1], (name, value)]).expect_err(value);
+            assert_eq!(error.name, name, "{error}");
+        }
+    }
+
+    #[test]
     fn each_bad_setting_is_named() {
         for (vars, name, says) in [
             (vec![], BOT_TOKEN, "required"),
