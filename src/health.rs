@@ -149,14 +149,14 @@ impl Health {
         }
     }
 
-    fn with<T>(&self, f: impl FnOnce(&mut Inner) -> T) -> Option<T> {
+    fn with<T>(&self, f: impl FnOnce(&mut Inner) -> T) -> T {
         // A poisoned lock only means a panic elsewhere mid-update: the data is a few
         // plain fields, still usable.
         let mut inner = match self.inner.lock() {
             Ok(inner) => inner,
             Err(poisoned) => poisoned.into_inner(),
         };
-        Some(f(&mut inner))
+        f(&mut inner)
     }
 
     /// `part` now has `status` (its last error unchanged).
@@ -224,7 +224,6 @@ impl Health {
     /// A copy of `part`'s record.
     pub fn record(&self, part: Part) -> Record {
         self.with(|inner| inner.parts.get(&part).cloned())
-            .flatten()
             .unwrap_or_else(|| Record::new(Status::Unknown))
     }
 
@@ -242,7 +241,17 @@ impl Health {
             down.truncate(limit);
             (down, inner.workspaces.len())
         })
-        .unwrap_or_default()
+    }
+
+    /// The part `serve` is still bringing up, and its record: the database while it
+    /// is starting (it opens first), else Slack.
+    pub fn bringing_up(&self) -> (Part, Record) {
+        let database = self.record(Part::Database);
+        if database.status == Status::Starting {
+            (Part::Database, database)
+        } else {
+            (Part::Slack, self.record(Part::Slack))
+        }
     }
 }
 

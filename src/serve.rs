@@ -43,14 +43,6 @@ pub async fn run(
     let health = metrics.health();
     health.set(Part::Slack, Status::Starting);
     health.set(Part::Database, Status::Starting);
-    health.set(
-        Part::Model,
-        if config.llm.is_some() {
-            Status::Unknown
-        } else {
-            Status::Off
-        },
-    );
     let listener = tokio::net::TcpListener::bind(settings.listen)
         .await
         .with_context(|| format!("cannot listen on {}", settings.listen))?;
@@ -165,49 +157,58 @@ impl BringUp<'_> {
     /// part's last failure meanwhile.
     async fn run(self) -> anyhow::Result<(Arc<Bot>, Option<Install>)> {
         let health = self.metrics.health();
-        let (install, data) = retrying("the database", &self.metrics, Part::Database, || {
-            self.open_database()
-        })
+        let (install, data) = retrying(
+            "the database",
+            &self.metrics,
+            Part::Database,
+            || self.open_database(),
+            |error: &anyhow::Error| {
+                matches!(
+                    error.downcast_ref::<StoreError>(),
+                    Some(StoreError::Unreachable(_))
+                )
+                .then(|| format!("{error:#}"))
+            },
+        )
         .await?;
         health.ok(Part::Database);
         self.api_state.database(data.clone());
         let installations = install
             .as_ref()
             .map(|install| install.installations.clone());
-        let mut wait = FIRST_RETRY;
-        loop {
-            let started = Bot::start_with_pipeline(
-                self.settings,
-                self.pipeline.clone(),
-                self.metrics.clone(),
-                self.state.clone(),
-                installations.clone(),
-                Some(data.clone()),
-            )
-            .await;
-            match started {
-                Ok(bot) => {
-                    if bot.identity().is_some() {
-                        health.ok(Part::Slack);
-                    } else {
-                        // Installed workspaces only: nothing to sign in to until a
-                        // request names one; its calls tell Slack's health.
-                        health.set(Part::Slack, Status::Unknown);
-                    }
-                    return Ok((bot, install));
-                }
-                Err(slack::StartError::SignIn(error))
+        let bot = retrying(
+            "Slack",
+            &self.metrics,
+            Part::Slack,
+            || {
+                Bot::start_with_pipeline(
+                    self.settings,
+                    self.pipeline.clone(),
+                    self.metrics.clone(),
+                    self.state.clone(),
+                    installations.clone(),
+                    Some(data.clone()),
+                )
+            },
+            |error| match error {
+                slack::StartError::SignIn(error)
                     if error.is_outage()
                         || matches!(error, slack::api::CallError::RateLimited { .. }) =>
                 {
-                    tracing::warn!(%error, retry_in_s = wait.as_secs(), "cannot reach Slack; trying again");
-                    health.failed(Part::Slack, &error.to_string());
-                    tokio::time::sleep(wait).await;
-                    wait = (wait * 2).min(LONGEST_RETRY);
+                    Some(error.to_string())
                 }
-                Err(error) => return Err(error.into()),
-            }
+                _ => None,
+            },
+        )
+        .await?;
+        if bot.identity().is_some() {
+            health.ok(Part::Slack);
+        } else {
+            // Installed workspaces only: nothing to sign in to until a request names
+            // one; its calls tell Slack's health.
+            health.set(Part::Slack, Status::Unknown);
         }
+        Ok((bot, install))
     }
 
     /// The installation store with OAuth, else the workspace settings database.
@@ -225,36 +226,33 @@ impl BringUp<'_> {
     }
 }
 
-/// Runs `open` until it works, waiting 2 s, 4 s… (at most a minute) after each
-/// failure to reach `what`; any other failure ends it.
-async fn retrying<T, F, Fut>(
+/// Runs `attempt` until it works, waiting 2 s, 4 s… (at most a minute) after each
+/// failure `unreachable` describes (`what` could not be reached: logged, and told to
+/// `part`'s health for `/readyz`); any other failure ends it.
+async fn retrying<T, E, F, Fut>(
     what: &str,
     metrics: &Metrics,
     part: Part,
-    mut open: F,
-) -> anyhow::Result<T>
+    mut attempt: F,
+    unreachable: impl Fn(&E) -> Option<String>,
+) -> Result<T, E>
 where
     F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = anyhow::Result<T>>,
+    Fut: std::future::Future<Output = Result<T, E>>,
 {
     let mut wait = FIRST_RETRY;
     loop {
-        match open().await {
+        let error = match attempt().await {
             Ok(value) => return Ok(value),
-            Err(error)
-                if matches!(
-                    error.downcast_ref::<StoreError>(),
-                    Some(StoreError::Unreachable(_))
-                ) =>
-            {
-                let shown = format!("{error:#}");
-                tracing::warn!(error = %shown, retry_in_s = wait.as_secs(), "cannot reach {what}; trying again");
-                metrics.health().failed(part, &shown);
-                tokio::time::sleep(wait).await;
-                wait = (wait * 2).min(LONGEST_RETRY);
-            }
-            Err(error) => return Err(error),
-        }
+            Err(error) => error,
+        };
+        let Some(shown) = unreachable(&error) else {
+            return Err(error);
+        };
+        tracing::warn!(error = %shown, retry_in_s = wait.as_secs(), "cannot reach {what}; trying again");
+        metrics.health().failed(part, &shown);
+        tokio::time::sleep(wait).await;
+        wait = (wait * 2).min(LONGEST_RETRY);
     }
 }
 

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use support::outage::{
-    assert_readyz_shape, degraded, eventually, log_level, serve_command, Reply, Served, POLL,
+    assert_readyz_shape, degraded, eventually, log_level, serve_command, Reply, Served,
 };
 use support::postgres::PostgresServer;
 use support::redis::RedisServer;
@@ -89,13 +89,11 @@ impl OAuthServe {
         let served = OAuthServe {
             served: Served::spawn(cmd, addr, dir, http),
         };
-        let ready = eventually(WAIT, || async {
-            let reply = served.get("/readyz").await;
-            (reply.status == 200).then_some(reply)
-        })
-        .await;
+        let (_, ready) = served
+            .readyz_until("/readyz", WAIT, |reply| reply.status == 200)
+            .await;
         assert!(
-            ready.is_some(),
+            ready,
             "/readyz never answered 200; logs:\n{}",
             served.logs()
         );
@@ -216,22 +214,6 @@ impl OAuthServe {
                 .body(body),
         )
         .await
-    }
-
-    /// Polls `GET /readyz` until `holds` accepts the reply or `limit` passes: the last
-    /// reply, and whether it held.
-    async fn readyz_until(&self, limit: Duration, holds: impl Fn(&Reply) -> bool) -> (Reply, bool) {
-        let deadline = Instant::now() + limit;
-        loop {
-            let reply = self.get("/readyz").await;
-            if holds(&reply) {
-                return (reply, true);
-            }
-            if Instant::now() >= deadline {
-                return (reply, false);
-            }
-            tokio::time::sleep(POLL).await;
-        }
     }
 
     /// `sourcebot_unserved_total{reason="database"}` from `/metrics` (0 when absent).
@@ -570,7 +552,7 @@ async fn the_database_stopped_and_restarted_keeps_cached_workspaces_served() {
     // The database comes back.
     postgres.restart().await;
     let (readyz, held) = bot
-        .readyz_until(WAIT, |r| {
+        .readyz_until("/readyz", WAIT, |r| {
             r.status == 200
                 && r.json["database"]["status"] == "ok"
                 && !degraded(&r.json, "database")

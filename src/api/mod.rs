@@ -153,15 +153,11 @@ impl ApiState {
     /// The bot, or 503 naming Slack and what failed while it has not signed in.
     fn slack(&self) -> Result<&Arc<Bot>, ApiError> {
         self.bot.get().ok_or_else(|| {
-            let health = self.metrics.health();
-            let database = health.record(Part::Database);
-            let (waiting, record) = if self.data.get().is_none() {
-                (
-                    "is opening its database before signing in to Slack",
-                    database,
-                )
-            } else {
-                ("has not signed in to Slack yet", health.record(Part::Slack))
+            let (waiting, record) = match self.metrics.health().bringing_up() {
+                (Part::Database, record) => {
+                    ("is opening its database before signing in to Slack", record)
+                }
+                (_, record) => ("has not signed in to Slack yet", record),
             };
             let why = record
                 .last_error
@@ -227,12 +223,9 @@ impl Gate {
     }
 
     fn starting(&self) -> Router {
-        let health = self.metrics.health();
-        let database = health.record(Part::Database);
-        let waiting = if database.status == crate::health::Status::Starting {
-            ("opening its database", database)
-        } else {
-            ("signing in to Slack", health.record(Part::Slack))
+        let waiting = match self.metrics.health().bringing_up() {
+            (Part::Database, record) => ("opening its database", record),
+            (_, record) => ("signing in to Slack", record),
         };
         let message = match waiting.1.last_error {
             Some(error) => format!("sourcebot is {} ({error}); try again shortly", waiting.0),
@@ -251,9 +244,7 @@ impl Gate {
 /// else. Merge the Slack routes (and `/healthz`) beside it, then wrap the whole with
 /// [`count_requests`].
 pub fn router(state: Arc<ApiState>) -> Router {
-    routes(state)
-        .method_not_allowed_fallback(method_not_allowed)
-        .fallback(not_found)
+    fallbacks(routes(state))
 }
 
 /// The same routes without the fallbacks, for `serve`, which sends every other path
