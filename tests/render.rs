@@ -54,6 +54,7 @@ impl Builder {
             verdict: Verdict::not_checked("verification not run"),
             credibility: None,
             page: None,
+            read_via: None,
         });
         self
     }

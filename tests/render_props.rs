@@ -128,6 +128,7 @@ fn source() -> impl Strategy<Value = Source> {
                 },
                 credibility: None,
                 page: None,
+                read_via: None,
             },
         )
 }

@@ -209,6 +209,7 @@ impl<'o, 'a> Builder<'o, 'a> {
             verdict,
             credibility: None,
             page: None,
+            read_via: None,
         });
         self.provisional_title.push(provisional);
         self.sources.len() - 1

@@ -412,6 +412,47 @@ pub struct Source {
     /// reads cited pages); `null` otherwise.
     #[serde(default)]
     pub page: Option<PageSignals>,
+    /// How the support check read the source's text, when it did: from the public web,
+    /// or with sourcebot's own credentials (a product's API, the bot's Slack token),
+    /// whose words are quoted only to people entitled to see them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_via: Option<ReadVia>,
+}
+
+/// How sourcebot read a source's text, and so who may see it quoted. A page from the
+/// public web may be quoted anywhere; what was read with sourcebot's own credentials is
+/// quoted only to someone entitled to see it (the evidence modal of the person who
+/// pressed its button, the command line and API caller), never into a channel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "via", rename_all = "snake_case")]
+pub enum ReadVia {
+    /// Fetched from the public web, as anyone could.
+    Web,
+    /// Read through a product's API with sourcebot's credentials.
+    Product {
+        /// The product, as people name it (`Confluence`, `Jira`, `Google Drive`,
+        /// `Microsoft 365`, `Notion`, `GitHub`).
+        product: String,
+    },
+    /// A Slack message or file read with the bot's token.
+    Slack {
+        /// The conversation it is in (for a file: the first one it was shared in),
+        /// when known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        channel: Option<String>,
+        /// Whether that conversation is private (a private channel, a direct or group
+        /// message), or could not be told to be public: its words are then never
+        /// shown outside it.
+        private: bool,
+    },
+}
+
+impl ReadVia {
+    /// Whether sourcebot read it with credentials of its own rather than as anyone
+    /// could.
+    pub fn is_internal(&self) -> bool {
+        !matches!(self, ReadVia::Web)
+    }
 }
 
 impl Source {

@@ -21,7 +21,7 @@ mod text;
 
 pub use signals::text_signals;
 
-use crate::model::PageSignals;
+use crate::model::{PageSignals, ReadVia};
 use std::fmt;
 
 /// Most characters of text kept from one page; the rest is dropped and the page is
@@ -81,6 +81,10 @@ pub struct Page {
     /// What the page shows about itself (author, dates, references, corrections, ad
     /// slots, scholarly metadata, word count), from its markup and from `text`.
     pub signals: PageSignals,
+    /// How it was read: from the web ([`extract`] says so), or with sourcebot's own
+    /// credentials (set by the reader that used them), which limits where its words
+    /// may be quoted.
+    pub read_via: ReadVia,
 }
 
 /// A page read, or why it could not be.
@@ -115,6 +119,47 @@ impl PageRead {
     pub fn unreadable(reason: impl Into<String>) -> PageRead {
         PageRead::Unreadable(reason.into())
     }
+
+    /// The same read, said to have been read `via` (a page's text is otherwise taken
+    /// to come from the web).
+    pub fn read_via(self, via: ReadVia) -> PageRead {
+        match self {
+            PageRead::Read(page) => PageRead::Read(Page {
+                read_via: via,
+                ..page
+            }),
+            unreadable => unreadable,
+        }
+    }
+}
+
+/// The reason given for a document with nothing to read.
+pub const NO_DOCUMENT_TEXT: &str = "the document has no text";
+
+/// A document whose text a product's API gave (already made plain: blocks separated by
+/// `"\n\n"`), read `via` that product: capped at [`MAX_TEXT_CHARS`] like a page, with
+/// the signals its text shows; [`NO_DOCUMENT_TEXT`] when there is none. `truncated`
+/// says the text is only the start of the document (a paginated API stopped at its
+/// cap).
+pub fn document(
+    text: String,
+    title: Option<String>,
+    truncated: bool,
+    read_via: ReadVia,
+) -> PageRead {
+    let (text, cut) = cap_text(text);
+    if text.trim().is_empty() {
+        return PageRead::unreadable(NO_DOCUMENT_TEXT);
+    }
+    PageRead::Read(Page {
+        final_url: None,
+        title: title.filter(|t| !t.trim().is_empty()),
+        signals: text_signals(&text),
+        text,
+        kind: PageKind::Text,
+        truncated: truncated || cut,
+        read_via,
+    })
 }
 
 /// How the bytes are to be read, decided from the type and the first bytes.
@@ -161,6 +206,7 @@ pub fn extract(content_type: Option<&str>, bytes: &[u8], truncated: bool) -> Pag
         kind: read.kind,
         truncated: truncated || cut || read.cut_early,
         signals,
+        read_via: ReadVia::Web,
     })
 }
 

@@ -16,6 +16,7 @@ pub mod google;
 pub mod jira;
 pub mod microsoft;
 pub mod notion;
+pub mod text;
 pub mod token;
 
 use crate::metrics::Metrics;

@@ -330,6 +330,7 @@ mod tests {
             },
             credibility: None,
             page: None,
+            read_via: None,
         }
     }
 

@@ -53,6 +53,10 @@ impl PermalinkChecker {
             text,
             kind: PageKind::Text,
             truncated: false,
+            read_via: crate::model::ReadVia::Slack {
+                channel: None,
+                private: true,
+            },
         })
     }
 

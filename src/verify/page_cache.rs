@@ -302,6 +302,7 @@ mod tests {
             kind: PageKind::Text,
             truncated: false,
             signals: Default::default(),
+            read_via: crate::model::ReadVia::Web,
         })))
     }
 

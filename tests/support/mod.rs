@@ -11,6 +11,7 @@ pub mod cli;
 pub mod dns;
 pub mod hostile;
 pub mod llm;
+pub mod office;
 pub mod outage;
 pub mod pdf;
 pub mod pipeline;
