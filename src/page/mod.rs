@@ -4,8 +4,11 @@
 //!
 //! [`extract`] picks the reader by the `Content-Type` (or, when the type says nothing
 //! useful, by the first bytes): HTML goes through `html` (html5ever, boilerplate
-//! dropped, the main article kept), plain text and Markdown through `text`, PDF through
-//! `pdf`. Bytes are decoded from the charset the page declares (see `charset`).
+//! dropped, the main article kept), plain text and Markdown through `text`, CSV (and
+//! TSV) through `csv`, PDF through `pdf`, Word, PowerPoint and Excel files (Office Open
+//! XML: .docx, .pptx, .xlsx) through `office`. An untyped zip is read when its parts
+//! show it is an Office file. Bytes are decoded from the charset the page declares (see
+//! `charset`).
 //! Anything else, and binary data that merely claims to be text, is
 //! [`PageRead::Unreadable`]. The text is capped at [`MAX_TEXT_CHARS`].
 //!
@@ -14,7 +17,9 @@
 //! its author, dates, references, corrections, advertising and length.
 
 mod charset;
+mod csv;
 mod html;
+mod office;
 mod pdf;
 mod signals;
 mod text;
@@ -43,15 +48,18 @@ pub enum PageKind {
     Text,
     /// A PDF document.
     Pdf,
+    /// A Word, PowerPoint or Excel file (Office Open XML: .docx, .pptx, .xlsx).
+    Office,
 }
 
 impl PageKind {
-    /// `html`, `text` or `pdf`.
+    /// `html`, `text`, `pdf` or `office`.
     pub fn as_str(self) -> &'static str {
         match self {
             PageKind::Html => "html",
             PageKind::Text => "text",
             PageKind::Pdf => "pdf",
+            PageKind::Office => "office",
         }
     }
 }
@@ -167,7 +175,11 @@ pub fn document(
 enum Format {
     Html,
     Text,
+    /// Delimited records, separated by this byte.
+    Csv(u8),
     Pdf,
+    /// An Office package, of this kind when the type or the parts say.
+    Office(Option<office::Kind>),
 }
 
 /// Reads `bytes`, served with `content_type` (the header's value, parameters
@@ -182,11 +194,19 @@ pub fn extract(content_type: Option<&str>, bytes: &[u8], truncated: bool) -> Pag
     let read = match format {
         Format::Html => read_html(bytes, charset.as_deref()),
         Format::Text => read_text(bytes, charset.as_deref()),
+        Format::Csv(delimiter) => read_csv(bytes, charset.as_deref(), &mime, delimiter),
         Format::Pdf => pdf::read(bytes, truncated).map(|text| Read {
             title: None,
             text,
             kind: PageKind::Pdf,
             cut_early: false,
+            markup: None,
+        }),
+        Format::Office(kind) => office::read(bytes, truncated, kind).map(|office| Read {
+            title: office.title,
+            text: office.text,
+            kind: PageKind::Office,
+            cut_early: office.cut,
             markup: None,
         }),
     };
@@ -257,6 +277,26 @@ fn read_text(bytes: &[u8], charset: Option<&str>) -> Result<Read, String> {
     })
 }
 
+fn read_csv(
+    bytes: &[u8],
+    charset: Option<&str>,
+    mime: &str,
+    delimiter: u8,
+) -> Result<Read, String> {
+    let source = charset::decode_text(bytes, charset);
+    if looks_binary(&source) {
+        return Err(binary(mime));
+    }
+    let (text, cut) = csv::read(&source, delimiter);
+    Ok(Read {
+        title: None,
+        text,
+        kind: PageKind::Text,
+        cut_early: cut,
+        markup: None,
+    })
+}
+
 fn binary(claimed: &str) -> String {
     format!("the page is binary data, not text (served as {claimed})")
 }
@@ -294,12 +334,33 @@ const NOT_PROSE: [&str; 6] = [
     "text/x-javascript",
 ];
 
-/// How to read `bytes` served as `mime`, or why they cannot be read.
+/// Types of comma-separated values.
+const CSV: [&str; 4] = [
+    "text/csv",
+    "application/csv",
+    "text/x-csv",
+    "text/comma-separated-values",
+];
+
+/// Types of a zip, read when its parts show an Office file.
+const ZIP: [&str; 2] = ["application/zip", "application/x-zip-compressed"];
+
+/// How to read `bytes` served as `mime`, or why they cannot be read. The Office types
+/// (and their macro-enabled and template variants) are read as Office files; the
+/// older binary formats (.doc, .ppt, .xls) are not read.
 fn format_of(mime: &str, bytes: &[u8]) -> Result<Format, String> {
     let cannot = || format!("can't read this kind of page ({mime})");
+    let office = office::Kind::from_mime(mime);
     match mime {
         "text/html" | "application/xhtml+xml" => Ok(Format::Html),
         "application/pdf" | "application/x-pdf" => Ok(Format::Pdf),
+        "text/tab-separated-values" => Ok(Format::Csv(b'\t')),
+        _ if CSV.contains(&mime) => Ok(Format::Csv(b',')),
+        _ if office.is_some() => Ok(Format::Office(office)),
+        _ if ZIP.contains(&mime) => match office::sniff(bytes) {
+            Some(office::Sniffed::Package(kind)) => Ok(Format::Office(Some(kind))),
+            _ => Err(cannot()),
+        },
         _ if UNTYPED.contains(&mime) => match sniff(bytes) {
             Some(format) => Ok(format),
             None if mime.is_empty() => Err("can't read this kind of page (no type given)".into()),
@@ -310,9 +371,16 @@ fn format_of(mime: &str, bytes: &[u8]) -> Result<Format, String> {
     }
 }
 
-/// What the first bytes of an untyped body look like: a PDF, HTML, or plain text
-/// (UTF-8 without control characters). Anything else is not guessed at.
+/// What the first bytes of an untyped body look like: a PDF, HTML, an Office package
+/// (a zip whose parts, or first entry, show it), or plain text (UTF-8 without control
+/// characters). Anything else is not guessed at.
 fn sniff(bytes: &[u8]) -> Option<Format> {
+    if let Some(sniffed) = office::sniff(bytes) {
+        return Some(Format::Office(match sniffed {
+            office::Sniffed::Package(kind) => Some(kind),
+            office::Sniffed::Unopened => None,
+        }));
+    }
     let start = bytes.get(..1024).unwrap_or(bytes);
     let trimmed = start
         .strip_prefix(b"\xef\xbb\xbf")
