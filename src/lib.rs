@@ -120,27 +120,17 @@ pub fn build_report(answer: &Answer, collected: Collected) -> Report {
         metrics,
         warnings,
     } = collected;
-    let mut groups: Vec<SourceGroup> = SourceKind::ALL
-        .into_iter()
-        .map(|kind| SourceGroup {
-            kind,
-            sources: Vec::new(),
-        })
-        .collect();
-    for source in sources {
-        if let Some(group) = groups.iter_mut().find(|g| g.kind == source.kind) {
-            group.sources.push(source);
-        }
-    }
-    groups.retain(|g| !g.sources.is_empty());
     let counts = VerdictCounts {
-        not_checked: groups.iter().map(|g| g.sources.len()).sum(),
+        not_checked: sources.len(),
         ..VerdictCounts::default()
     };
-    Report {
+    let mut report = Report {
         shape: answer.shape,
         origin: answer.origin.clone(),
-        groups,
+        groups: vec![SourceGroup {
+            kind: SourceKind::Web,
+            sources,
+        }],
         claims,
         dangling_citations: dangling,
         metrics,
@@ -153,5 +143,7 @@ pub fn build_report(answer: &Answer, collected: Collected) -> Report {
         },
         warnings,
         confidence: None,
-    }
+    };
+    report.regroup();
+    report
 }

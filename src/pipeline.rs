@@ -107,6 +107,13 @@ impl PipelineBuilder {
     /// client cannot be set up.
     pub fn build(self) -> Result<Pipeline, VerifyError> {
         let config = self.config.unwrap_or_default();
+        // One state for every model client and product API, so that a daily token
+        // budget counts them all and a product's `Retry-After` holds back every call,
+        // in this process or across replicas.
+        let model_state: Arc<dyn crate::state::BotState> = self
+            .shared
+            .clone()
+            .unwrap_or_else(|| Arc::new(crate::state::MemoryState::new()));
         let verifier = match (self.verify.unwrap_or(true), self.verifier) {
             (false, _) => None,
             (true, Some(verifier)) => Some(verifier),
@@ -117,8 +124,11 @@ impl PipelineBuilder {
                 }
                 let products = crate::products::checker(
                     &config.products,
-                    &config.verify,
-                    self.metrics.clone(),
+                    &crate::products::ProductEnv {
+                        verify: config.verify.clone(),
+                        metrics: self.metrics.clone(),
+                        state: Some(model_state.clone()),
+                    },
                 );
                 if let Some(checker) =
                     crate::verify::Checkers::chain(self.internal.as_ref(), products.as_ref())
@@ -134,11 +144,6 @@ impl PipelineBuilder {
         let scorer = self
             .scorer
             .unwrap_or_else(|| Scorer::from_settings(&config.score));
-        // One state for every model client, so that a daily token budget counts them
-        // all, in this process or across replicas.
-        let model_state: Arc<dyn crate::state::BotState> = self
-            .shared
-            .unwrap_or_else(|| Arc::new(crate::state::MemoryState::new()));
         let support = support_judges(&config, Some(model_state.clone()), self.metrics.clone());
         let classifier = claim_classifier(&config, model_state, self.metrics);
         Ok(Pipeline {

@@ -147,9 +147,10 @@ pub struct StructuredSource {
 pub enum SourceKind {
     /// A Slack message permalink (or a channel named with `(via slack: #channel)`).
     Slack,
-    /// A Confluence page.
+    /// A Confluence page, or a Jira issue: Atlassian's.
     Confluence,
-    /// A file: Slack files, Google Drive and Docs, SharePoint and OneDrive, Dropbox, Box.
+    /// A file or document: Slack files, Google Drive and Docs, SharePoint and OneDrive,
+    /// Notion pages, GitHub Enterprise and private repositories, Dropbox, Box.
     File,
     /// Anything else on the web.
     Web,
@@ -189,9 +190,11 @@ impl SourceKind {
     pub fn parse_loose(name: &str) -> Option<SourceKind> {
         match name.trim().to_ascii_lowercase().as_str() {
             "slack" | "slack_message" | "message" | "thread" | "channel" => Some(SourceKind::Slack),
-            "confluence" | "wiki" | "confluence_page" => Some(SourceKind::Confluence),
+            "confluence" | "wiki" | "confluence_page" | "jira" | "jira_issue" => {
+                Some(SourceKind::Confluence)
+            }
             "file" | "files" | "doc" | "docs" | "document" | "drive" | "gdrive"
-            | "google_drive" | "sharepoint" | "onedrive" | "dropbox" | "box" | "pdf" => {
+            | "google_drive" | "sharepoint" | "onedrive" | "dropbox" | "box" | "pdf" | "notion" => {
                 Some(SourceKind::File)
             }
             "web" | "website" | "webpage" | "url" | "link" | "article" | "search" => {
@@ -670,5 +673,29 @@ impl Report {
     /// The claims that want a source and cite none.
     pub fn uncited_claims(&self) -> impl Iterator<Item = &Claim> {
         self.claims.iter().filter(|c| c.is_uncited())
+    }
+
+    /// Puts every source in the group of its kind again (after a check found a
+    /// source's kind: a file in a private repository is internal): groups in the
+    /// default kind order, sources by first appearance, empty groups dropped.
+    pub fn regroup(&mut self) {
+        let mut sources: Vec<Source> = std::mem::take(&mut self.groups)
+            .into_iter()
+            .flat_map(|g| g.sources)
+            .collect();
+        sources.sort_by_key(|s| s.id);
+        self.groups = SourceKind::ALL
+            .into_iter()
+            .map(|kind| SourceGroup {
+                kind,
+                sources: Vec::new(),
+            })
+            .collect();
+        for source in sources {
+            if let Some(group) = self.groups.iter_mut().find(|g| g.kind == source.kind) {
+                group.sources.push(source);
+            }
+        }
+        self.groups.retain(|g| !g.sources.is_empty());
     }
 }

@@ -11,14 +11,21 @@
 //! `…/pages/viewpage.action?pageId=ID`, and tiny links `…/x/CODE`, whose code is the id
 //! as little-endian bytes in Atlassian's base64 ([`tiny_link_id`]). `/display/KEY/Title`
 //! names a page by its title only: it is reported not checked, never searched for.
+//!
+//! For the support check a page or blog post is read with its body in storage format
+//! (Cloud `?body-format=storage`, Data Center `?expand=body.storage`: permission
+//! `read:page:confluence`, or the account's view permission on Data Center), whose
+//! XHTML becomes text ([`super::text::storage`]).
 
-use super::api::{self, ApiFailure, Auth, ProductApi};
+use super::api::{self, ApiFailure, Auth, ProductApi, ProductEnv};
 use super::api_base;
+use super::document;
 use super::host_under;
-use crate::metrics::Metrics;
+use super::text::storage::storage_to_text;
 use crate::model::{SourceKind, Verdict};
+use crate::page::PageRead;
 use crate::setting::ConfigError;
-use crate::verify::{Checked, InternalChecker, VerifySettings};
+use crate::verify::{Checked, InternalChecker};
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 use std::sync::Arc;
@@ -319,14 +326,13 @@ const NO_CREDENTIALS: &str = "not checked (no Confluence credentials: set SOURCE
 /// which settings would check Confluence links.
 pub fn checker(
     settings: Option<&ConfluenceSettings>,
-    verify: &VerifySettings,
-    metrics: Option<Arc<Metrics>>,
+    env: &ProductEnv,
 ) -> Result<Arc<dyn InternalChecker>, String> {
     let Some(settings) = settings else {
         return Ok(Arc::new(Unconfigured));
     };
     Ok(Arc::new(ConfluenceChecker {
-        api: ProductApi::new("Confluence", settings.site.clone(), verify.timeout, metrics)?,
+        api: ProductApi::new("Confluence", settings.site.clone(), env)?,
         settings: settings.clone(),
     }))
 }
@@ -401,63 +407,134 @@ fn judge(url: &str, content: &Value, what: &str) -> Checked {
     }
 }
 
+/// Why a Confluence content call is made: to check a link (its status) or to read the
+/// page (its body, in storage format).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Purpose {
+    Check,
+    Read,
+}
+
+/// Cloud's two kinds of content, each under its own v2 path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CloudKind {
+    Page,
+    BlogPost,
+}
+
 impl ConfluenceChecker {
-    async fn get(&self, segments: &[&str], query: &[(&str, &str)]) -> Result<Value, ApiFailure> {
-        let deadline = Instant::now() + self.api.timeout();
+    /// GETs `segments` with `query` by `deadline`: a small reply for a check, a
+    /// document (up to the page size cap) for a read.
+    async fn get(
+        &self,
+        segments: &[&str],
+        query: &[(&str, &str)],
+        purpose: Purpose,
+        deadline: Instant,
+    ) -> Result<Value, ApiFailure> {
         let url = self.api.url(segments, query);
-        self.api
-            .get_json(url, &self.settings.auth, &[], deadline)
-            .await
+        let auth = &self.settings.auth;
+        match purpose {
+            Purpose::Check => self.api.get_json(url, auth, &[], deadline).await,
+            Purpose::Read => self.api.get_document(url, auth, &[], deadline).await,
+        }
     }
 
-    async fn cloud_page(&self, url: &str, id: &str) -> Result<Checked, ApiFailure> {
-        self.get(&["wiki", "api", "v2", "pages", id], &PAGE_STATUSES)
+    /// A Cloud page or blog post by id, and what it is ("page", "blog post").
+    async fn cloud(
+        &self,
+        id: &str,
+        kind: CloudKind,
+        purpose: Purpose,
+        deadline: Instant,
+    ) -> Result<(Value, &'static str), ApiFailure> {
+        let (path, what, statuses) = match kind {
+            CloudKind::Page => ("pages", "page", &PAGE_STATUSES[..]),
+            CloudKind::BlogPost => ("blogposts", "blog post", &BLOG_STATUSES[..]),
+        };
+        let query = match purpose {
+            Purpose::Check => statuses,
+            Purpose::Read => &[("body-format", "storage")][..],
+        };
+        self.get(&["wiki", "api", "v2", path, id], query, purpose, deadline)
             .await
-            .map(|page| judge(url, &page, "page"))
+            .map(|content| (content, what))
     }
 
-    async fn cloud_blog_post(&self, url: &str, id: &str) -> Result<Checked, ApiFailure> {
-        self.get(&["wiki", "api", "v2", "blogposts", id], &BLOG_STATUSES)
-            .await
-            .map(|post| judge(url, &post, "blog post"))
-    }
-
-    async fn check_id(&self, url: &str, link: ConfluenceLink, id: u64) -> Checked {
+    /// The content `link` names by `id`, and what it is: Cloud's page or blog post (a
+    /// tiny link or `viewpage.action` may name either: the page is asked first), or
+    /// Data Center's content.
+    async fn content(
+        &self,
+        link: ConfluenceLink,
+        id: u64,
+        purpose: Purpose,
+        deadline: Instant,
+    ) -> Result<(Value, &'static str), ApiFailure> {
         let id = id.to_string();
-        let reply = match (self.settings.deployment, link) {
+        match (self.settings.deployment, link) {
             (Deployment::Cloud, ConfluenceLink::BlogPost(_)) => {
-                self.cloud_blog_post(url, &id).await
+                self.cloud(&id, CloudKind::BlogPost, purpose, deadline)
+                    .await
             }
             (Deployment::Cloud, ConfluenceLink::Content(_)) => {
-                match self.cloud_page(url, &id).await {
-                    // A tiny link or viewpage.action may name a blog post.
+                match self.cloud(&id, CloudKind::Page, purpose, deadline).await {
                     Err(ApiFailure::Status { status: 404, .. }) => {
-                        self.cloud_blog_post(url, &id).await
+                        self.cloud(&id, CloudKind::BlogPost, purpose, deadline)
+                            .await
                     }
                     other => other,
                 }
             }
-            (Deployment::Cloud, _) => self.cloud_page(url, &id).await,
-            (Deployment::DataCenter, _) => self
-                .get(&["rest", "api", "content", &id], &[("status", "any")])
-                .await
-                .map(|content| {
-                    let what = match content.get("type").and_then(Value::as_str) {
-                        Some("blogpost") => "blog post",
-                        _ => "page",
-                    };
-                    judge(url, &content, what)
-                }),
-        };
-        reply.unwrap_or_else(|failure| {
-            api::failure(
+            (Deployment::Cloud, _) => self.cloud(&id, CloudKind::Page, purpose, deadline).await,
+            (Deployment::DataCenter, _) => {
+                let query = match purpose {
+                    Purpose::Check => [("status", "any")],
+                    Purpose::Read => [("expand", "body.storage")],
+                };
+                let content = self
+                    .get(&["rest", "api", "content", &id], &query, purpose, deadline)
+                    .await?;
+                let what = match content.get("type").and_then(Value::as_str) {
+                    Some("blogpost") => "blog post",
+                    _ => "page",
+                };
+                Ok((content, what))
+            }
+        }
+    }
+
+    async fn check_id(&self, url: &str, link: ConfluenceLink, id: u64) -> Checked {
+        let deadline = Instant::now() + self.api.timeout();
+        match self.content(link, id, Purpose::Check, deadline).await {
+            Ok((content, what)) => judge(url, &content, what),
+            Err(failure) => api::failure(
                 &self.api,
                 url,
                 &failure,
                 self.settings.secret_setting(),
                 true,
-            )
-        })
+            ),
+        }
+    }
+
+    /// The text of the page or blog post `link` names: its storage-format body.
+    async fn read_id(&self, link: ConfluenceLink, id: u64) -> PageRead {
+        let deadline = self.api.read_deadline();
+        match self.content(link, id, Purpose::Read, deadline).await {
+            Ok((content, _)) => {
+                let storage = content
+                    .pointer("/body/storage/value")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let title = content
+                    .get("title")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                document::text(&self.api, storage_to_text(storage), title, false)
+            }
+            Err(failure) => document::failed(&self.api, &failure, self.settings.secret_setting()),
+        }
     }
 }
 
@@ -495,6 +572,19 @@ impl InternalChecker for ConfluenceChecker {
                     "not checked: not a Confluence page, blog post or tiny link sourcebot reads",
                 ),
             }
+        })
+    }
+
+    fn read<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Option<PageRead>> {
+        Box::pin(async move {
+            Some(match confluence_link(url, &self.settings.site)? {
+                ConfluenceLink::NoId => PageRead::unreadable(
+                    "the link has no page id (it names the page by its title, and sourcebot does not search Confluence by title)",
+                ),
+                link @ (ConfluenceLink::Page(id)
+                | ConfluenceLink::BlogPost(id)
+                | ConfluenceLink::Content(id)) => self.read_id(link, id).await,
+            })
         })
     }
 }

@@ -1,8 +1,10 @@
 //! Google Drive files, Docs, Sheets, Slides, Forms and folders through the Drive API
 //! (`GET /drive/v3/files/{id}?fields=name,mimeType,trashed&supportsAllDrives=true`),
 //! as a service account (`SOURCEBOT_GOOGLE_CREDENTIALS`, the path of its JSON key)
-//! with the read-only metadata scope; the files must be shared with the service
-//! account's address. The access token comes from the signed-JWT grant (RFC 7523): a
+//! with the `drive.readonly` scope; the files must be shared with the service
+//! account's address. For the support check a file is read: Docs and Slides exported
+//! as plain text, a Sheet's first sheet as CSV (`/files/{id}/export`), any other file
+//! downloaded (`?alt=media&supportsAllDrives=true`) and read by its type. The access token comes from the signed-JWT grant (RFC 7523): a
 //! JWT signed RS256 with the account's key (with `ring`) is traded at the key's
 //! `token_uri` for a token kept until a minute before it expires ([`TokenCache`]).
 //!
@@ -12,13 +14,13 @@
 //! `drive.google.com/drive/[u/N/]folders/ID`. A published form's public link
 //! (`/forms/d/e/ID/viewform`) has no Drive id and is answered not checked.
 
-use super::api::{self, Auth, ProductApi};
-use super::api_base;
+use super::api::{self, Auth, ProductApi, ProductEnv};
 use super::token::{read_token_reply, token_failure, Token, TokenCache};
-use crate::metrics::Metrics;
+use super::{api_base, document};
 use crate::model::{SourceKind, Verdict};
+use crate::page::PageRead;
 use crate::setting::ConfigError;
-use crate::verify::{Checked, InternalChecker, VerifySettings};
+use crate::verify::{Checked, InternalChecker};
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use base64::Engine;
 use futures_util::future::BoxFuture;
@@ -32,8 +34,9 @@ use url::Url;
 pub const GOOGLE_CREDENTIALS: &str = "SOURCEBOT_GOOGLE_CREDENTIALS";
 /// `SOURCEBOT_GOOGLE_API_URL`: Google's API (default `https://www.googleapis.com`).
 pub const GOOGLE_API_URL: &str = "SOURCEBOT_GOOGLE_API_URL";
-/// The only scope asked for: file metadata, read-only.
-pub const DRIVE_SCOPE: &str = "https://www.googleapis.com/auth/drive.metadata.readonly";
+/// The only scope asked for: files and their contents, read-only (the support check
+/// reads what claims cite).
+pub const DRIVE_SCOPE: &str = "https://www.googleapis.com/auth/drive.readonly";
 /// Google's token endpoint, when a key file does not name one.
 const DEFAULT_TOKEN_URI: &str = "https://oauth2.googleapis.com/token";
 /// The grant type of RFC 7523's JWT bearer grant.
@@ -304,17 +307,11 @@ fn skip_account<'a, 'b>(segments: &'a [&'b str]) -> &'a [&'b str] {
 /// one that says so.
 pub fn checker(
     settings: Option<&GoogleSettings>,
-    verify: &VerifySettings,
-    metrics: Option<Arc<Metrics>>,
+    env: &ProductEnv,
 ) -> Result<Arc<dyn InternalChecker>, String> {
     let drive = match settings {
         Some(settings) => Some(Drive {
-            api: ProductApi::new(
-                "Google Drive",
-                settings.api_url.clone(),
-                verify.timeout,
-                metrics,
-            )?,
+            api: ProductApi::new("Google Drive", settings.api_url.clone(), env)?,
             key: settings.key_pair()?,
             settings: settings.clone(),
             token: TokenCache::default(),
@@ -348,6 +345,89 @@ impl Drive {
             )
             .await?;
         read_token_reply(&reply)
+    }
+}
+
+impl Drive {
+    /// An access token for a call ending by `deadline`.
+    async fn token(&self, deadline: Instant) -> Result<String, api::ApiFailure> {
+        self.token
+            .get(deadline, || self.fetch_token(deadline))
+            .await
+    }
+
+    /// The text of file `id`: Google Docs and Slides exported as plain text, the first
+    /// sheet of a Google Sheet as CSV, any other file downloaded and read by its type
+    /// (PDF, Office, text); a folder, a form or a file over the size cap is not read.
+    async fn read(&self, id: &str) -> PageRead {
+        let deadline = self.api.read_deadline();
+        let token = match self.token(deadline).await {
+            Ok(token) => Auth::Bearer(token),
+            Err(failure) => return document::failed(&self.api, &failure, GOOGLE_CREDENTIALS),
+        };
+        let metadata = self.api.url(
+            &["drive", "v3", "files", id],
+            &[
+                ("fields", "name,mimeType,size,trashed"),
+                ("supportsAllDrives", "true"),
+            ],
+        );
+        let file = match self.api.get_json(metadata, &token, &[], deadline).await {
+            Ok(file) => file,
+            Err(failure) => return document::failed(&self.api, &failure, GOOGLE_CREDENTIALS),
+        };
+        let name = file.get("name").and_then(Value::as_str).map(str::to_string);
+        let mime = file
+            .get("mimeType")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let export = match mime {
+            "application/vnd.google-apps.document" | "application/vnd.google-apps.presentation" => {
+                Some("text/plain")
+            }
+            "application/vnd.google-apps.spreadsheet" => Some("text/csv"),
+            "application/vnd.google-apps.folder" => {
+                return PageRead::unreadable("a folder has no text of its own")
+            }
+            other if other.starts_with("application/vnd.google-apps.") => {
+                return PageRead::unreadable(format!(
+                    "can't read this kind of file ({})",
+                    what(Some(other)).trim_start_matches("the ")
+                ))
+            }
+            _ => None,
+        };
+        let size = file.get("size").and_then(|s| {
+            s.as_str()
+                .and_then(|s| s.parse::<u64>().ok())
+                .or(s.as_u64())
+        });
+        let max = self.api.max_document_bytes();
+        if size.is_some_and(|size| size > u64::try_from(max).unwrap_or(u64::MAX)) {
+            return document::failed(
+                &self.api,
+                &api::ApiFailure::TooLarge(max),
+                GOOGLE_CREDENTIALS,
+            );
+        }
+        let content = match export {
+            Some(export) => self.api.url(
+                &["drive", "v3", "files", id, "export"],
+                &[("mimeType", export)],
+            ),
+            None => self.api.url(
+                &["drive", "v3", "files", id],
+                &[("alt", "media"), ("supportsAllDrives", "true")],
+            ),
+        };
+        match self
+            .api
+            .get_bytes(content, &token, &[("Accept", "*/*")], deadline)
+            .await
+        {
+            Ok(download) => document::file(&self.api, download, export.or(Some(mime)), name).await,
+            Err(failure) => document::failed(&self.api, &failure, GOOGLE_CREDENTIALS),
+        }
     }
 }
 
@@ -407,11 +487,7 @@ impl InternalChecker for GoogleChecker {
                 ));
             };
             let deadline = Instant::now() + drive.api.timeout();
-            let token = match drive
-                .token
-                .get(deadline, || drive.fetch_token(deadline))
-                .await
-            {
+            let token = match drive.token(deadline).await {
                 Ok(token) => token,
                 Err(failure) => {
                     return token_failure(&drive.api, url, &failure, GOOGLE_CREDENTIALS)
@@ -432,6 +508,15 @@ impl InternalChecker for GoogleChecker {
                 Ok(file) => judge(url, &file),
                 Err(failure) => api::failure(&drive.api, url, &failure, GOOGLE_CREDENTIALS, true),
             }
+        })
+    }
+
+    fn read<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Option<PageRead>> {
+        Box::pin(async move {
+            let DriveLink::Item(id) = drive_link(url)? else {
+                return None;
+            };
+            Some(self.drive.as_ref()?.read(&id).await)
         })
     }
 }

@@ -7,13 +7,21 @@
 //! run `jira.acme.io` beside `wiki.acme.io`) is set with `SOURCEBOT_JIRA_URL`, with
 //! credentials of its own or, when none are given, Confluence's. Without either site,
 //! Jira links stay with the web prober.
+//!
+//! For the support check an issue is read with `?fields=summary,description,comment`
+//! (permission `read:jira-work`, or browse permission on Data Center): its summary,
+//! its description and its comments, further comments paged through
+//! `/issue/{key}/comment?startAt=…`. API v3 gives bodies in the Atlassian Document
+//! Format ([`super::text::adf`]), v2 in wiki markup ([`super::text::wiki`]).
 
-use super::api::{self, Auth, ProductApi};
+use super::api::{self, Auth, ProductApi, ProductEnv};
 use super::confluence::{on_site, ConfluenceSettings, Deployment, SiteNames};
-use crate::metrics::Metrics;
+use super::document;
+use super::text::{adf::adf_to_text, wiki::wiki_to_text};
 use crate::model::{SourceKind, Verdict};
+use crate::page::PageRead;
 use crate::setting::ConfigError;
-use crate::verify::{Checked, InternalChecker, VerifySettings};
+use crate::verify::{Checked, InternalChecker};
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 use std::sync::Arc;
@@ -135,11 +143,10 @@ pub fn issue_key(url: &str, site: &Url) -> Option<String> {
 /// The checker for Jira on the site of `settings` (from [`site_settings`]).
 pub fn checker(
     settings: &ConfluenceSettings,
-    verify: &VerifySettings,
-    metrics: Option<Arc<Metrics>>,
+    env: &ProductEnv,
 ) -> Result<Arc<dyn InternalChecker>, String> {
     Ok(Arc::new(JiraChecker {
-        api: ProductApi::new("Jira", settings.site.clone(), verify.timeout, metrics)?,
+        api: ProductApi::new("Jira", settings.site.clone(), env)?,
         site: settings.site.clone(),
         auth: settings.auth.clone(),
         version: match settings.deployment {
@@ -176,6 +183,97 @@ fn issue_title(asked: &str, issue: &Value) -> String {
     }
 }
 
+/// Comment pages of 100 asked for at most, beyond those the issue came with.
+const MAX_COMMENT_PAGES: usize = 5;
+/// Comments asked for per page.
+const COMMENTS_PER_PAGE: usize = 100;
+
+impl JiraChecker {
+    /// A description or comment body as text: API v3's Atlassian Document Format, or
+    /// v2's wiki markup.
+    fn body_text(body: &Value) -> String {
+        match body {
+            Value::String(markup) => wiki_to_text(markup),
+            Value::Null => String::new(),
+            adf => adf_to_text(adf),
+        }
+    }
+
+    /// The text of the issue `key`: its key and summary, description and comments (the
+    /// comments the issue came with, then further pages of them, at most
+    /// [`MAX_COMMENT_PAGES`]); truncated when more comments remain.
+    async fn read_issue(&self, key: &str) -> PageRead {
+        let deadline = self.api.read_deadline();
+        let request = self.api.url(
+            &["rest", "api", self.version, "issue", key],
+            &[("fields", "summary,description,comment")],
+        );
+        let issue = match self
+            .api
+            .get_document(request, &self.auth, &[], deadline)
+            .await
+        {
+            Ok(issue) => issue,
+            Err(failure) => return document::failed(&self.api, &failure, self.secret),
+        };
+        let title = issue_title(key, &issue);
+        let fields = issue.get("fields").cloned().unwrap_or(Value::Null);
+        let mut parts = vec![title.clone()];
+        parts.push(Self::body_text(
+            fields.get("description").unwrap_or(&Value::Null),
+        ));
+        let comment = fields.get("comment").cloned().unwrap_or(Value::Null);
+        let mut comments: Vec<Value> = comment
+            .get("comments")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let total = comment
+            .get("total")
+            .and_then(Value::as_u64)
+            .map_or(comments.len(), |t| usize::try_from(t).unwrap_or(usize::MAX));
+        let mut pages = 0;
+        while comments.len() < total && pages < MAX_COMMENT_PAGES {
+            pages += 1;
+            let start = comments.len().to_string();
+            let per_page = COMMENTS_PER_PAGE.to_string();
+            let request = self.api.url(
+                &["rest", "api", self.version, "issue", key, "comment"],
+                &[("startAt", &start), ("maxResults", &per_page)],
+            );
+            let page = match self
+                .api
+                .get_document(request, &self.auth, &[], deadline)
+                .await
+            {
+                Ok(page) => page,
+                Err(failure) => return document::failed(&self.api, &failure, self.secret),
+            };
+            let more = page
+                .get("comments")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            if more.is_empty() {
+                break;
+            }
+            comments.extend(more);
+        }
+        let truncated = comments.len() < total;
+        parts.extend(
+            comments
+                .iter()
+                .map(|c| Self::body_text(c.get("body").unwrap_or(&Value::Null))),
+        );
+        let text = parts
+            .into_iter()
+            .filter(|p| !p.trim().is_empty())
+            .collect::<Vec<_>>()
+            .join("\n\n");
+        document::text(&self.api, text, Some(title), truncated)
+    }
+}
+
 impl InternalChecker for JiraChecker {
     fn handles(&self, _kind: SourceKind, url: &str) -> bool {
         issue_key(url, &self.site).is_some()
@@ -199,6 +297,13 @@ impl InternalChecker for JiraChecker {
                 Ok(issue) => api::found(url, Some(issue_title(&key, &issue)), "the Jira issue"),
                 Err(failure) => api::failure(&self.api, url, &failure, self.secret, true),
             }
+        })
+    }
+
+    fn read<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Option<PageRead>> {
+        Box::pin(async move {
+            let key = issue_key(url, &self.site)?;
+            Some(self.read_issue(&key).await)
         })
     }
 }

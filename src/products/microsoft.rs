@@ -9,14 +9,19 @@
 //! Links: any link on a `*.sharepoint.com` host, `onedrive.live.com` or `1drv.ms`
 //! ([`service`]); the whole link is what Graph resolves, the request itself only goes
 //! to the configured Graph base.
+//!
+//! For the support check the file is read (`/shares/{u!…}/driveItem/content`, with
+//! `Files.Read.All` or `Sites.Read.All`): Graph answers with a redirect to a
+//! pre-authenticated download, which is followed without the token; .docx, .pptx,
+//! .xlsx, PDF and text files are read by the page reader.
 
-use super::api::{self, Auth, ProductApi};
-use super::api_base;
+use super::api::{self, Auth, ProductApi, ProductEnv};
 use super::token::{read_token_reply, token_failure, Token, TokenCache};
-use crate::metrics::Metrics;
+use super::{api_base, document};
 use crate::model::{SourceKind, Verdict};
+use crate::page::PageRead;
 use crate::setting::ConfigError;
-use crate::verify::{Checked, InternalChecker, VerifySettings};
+use crate::verify::{Checked, InternalChecker};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use futures_util::future::BoxFuture;
@@ -145,17 +150,11 @@ pub fn share_id(url: &str) -> String {
 /// The checker: Graph with `settings`, or, without them, one that says so.
 pub fn checker(
     settings: Option<&MicrosoftSettings>,
-    verify: &VerifySettings,
-    metrics: Option<Arc<Metrics>>,
+    env: &ProductEnv,
 ) -> Result<Arc<dyn InternalChecker>, String> {
     let graph = match settings {
         Some(settings) => Some(Graph {
-            api: ProductApi::new(
-                "Microsoft 365",
-                settings.graph_url.clone(),
-                verify.timeout,
-                metrics,
-            )?,
+            api: ProductApi::new("Microsoft 365", settings.graph_url.clone(), env)?,
             token_url: api::url_under(
                 &settings.login_url,
                 &[&settings.tenant_id, "oauth2", "v2.0", "token"],
@@ -194,6 +193,59 @@ impl Graph {
             )
             .await?;
         read_token_reply(&reply)
+    }
+}
+
+impl Graph {
+    /// An access token for a call ending by `deadline`.
+    async fn token(&self, deadline: Instant) -> Result<String, api::ApiFailure> {
+        self.token
+            .get(deadline, || self.fetch_token(deadline))
+            .await
+    }
+
+    /// The text of the file the sharing link `url` names: its item (name, size,
+    /// type), then its content (`/driveItem/content`, whose redirect to a
+    /// pre-authenticated download is followed without the token), read by its type.
+    async fn read(&self, url: &str) -> PageRead {
+        let deadline = self.api.read_deadline();
+        let token = match self.token(deadline).await {
+            Ok(token) => Auth::Bearer(token),
+            Err(failure) => return document::failed(&self.api, &failure, MS_CLIENT_SECRET),
+        };
+        let share = share_id(url);
+        let request = self.api.url(&["v1.0", "shares", &share, "driveItem"], &[]);
+        let item = match self.api.get_json(request, &token, &[], deadline).await {
+            Ok(item) => item,
+            Err(failure) => return document::failed(&self.api, &failure, MS_CLIENT_SECRET),
+        };
+        if item.get("folder").is_some() {
+            return PageRead::unreadable("a folder has no text of its own");
+        }
+        let name = item.get("name").and_then(Value::as_str).map(str::to_string);
+        let mime = item
+            .pointer("/file/mimeType")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let max = self.api.max_document_bytes();
+        if item
+            .get("size")
+            .and_then(Value::as_u64)
+            .is_some_and(|size| size > u64::try_from(max).unwrap_or(u64::MAX))
+        {
+            return document::failed(&self.api, &api::ApiFailure::TooLarge(max), MS_CLIENT_SECRET);
+        }
+        let content = self
+            .api
+            .url(&["v1.0", "shares", &share, "driveItem", "content"], &[]);
+        match self
+            .api
+            .get_bytes(content, &token, &[("Accept", "*/*")], deadline)
+            .await
+        {
+            Ok(download) => document::file(&self.api, download, mime.as_deref(), name).await,
+            Err(failure) => document::failed(&self.api, &failure, MS_CLIENT_SECRET),
+        }
     }
 }
 
@@ -236,11 +288,7 @@ impl InternalChecker for MicrosoftChecker {
                 ));
             };
             let deadline = Instant::now() + graph.api.timeout();
-            let token = match graph
-                .token
-                .get(deadline, || graph.fetch_token(deadline))
-                .await
-            {
+            let token = match graph.token(deadline).await {
                 Ok(token) => token,
                 Err(failure) => return token_failure(&graph.api, url, &failure, MS_CLIENT_SECRET),
             };
@@ -255,6 +303,13 @@ impl InternalChecker for MicrosoftChecker {
                 Ok(item) => judge(url, service, &item),
                 Err(failure) => api::failure(&graph.api, url, &failure, MS_CLIENT_SECRET, true),
             }
+        })
+    }
+
+    fn read<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Option<PageRead>> {
+        Box::pin(async move {
+            service(url)?;
+            Some(self.graph.as_ref()?.read(url).await)
         })
     }
 }

@@ -11,6 +11,7 @@
 
 pub mod api;
 pub mod confluence;
+pub mod document;
 pub mod github;
 pub mod google;
 pub mod jira;
@@ -19,7 +20,8 @@ pub mod notion;
 pub mod text;
 pub mod token;
 
-use crate::metrics::Metrics;
+pub use api::ProductEnv;
+
 use crate::model::{SourceKind, Verdict, VerdictClass};
 use crate::setting::ConfigError;
 use crate::state::memory::TtlMap;
@@ -69,44 +71,24 @@ impl ProductSettings {
 }
 
 /// Every product's checker (configured, or saying which setting is missing), as one
-/// checker, each caching its verdicts as `verify` says. `None` when no product has a
-/// checker at all.
-pub fn checker(
-    settings: &ProductSettings,
-    verify: &VerifySettings,
-    metrics: Option<Arc<Metrics>>,
-) -> Option<Arc<dyn InternalChecker>> {
+/// checker, each caching its verdicts as `env.verify` says. `None` when no product has
+/// a checker at all.
+pub fn checker(settings: &ProductSettings, env: &ProductEnv) -> Option<Arc<dyn InternalChecker>> {
     let mut checkers: Vec<Arc<dyn InternalChecker>> = Vec::new();
     let mut add = |checker: Result<Arc<dyn InternalChecker>, String>| match checker {
-        Ok(checker) => checkers.push(Arc::new(Cached::new(checker, verify))),
+        Ok(checker) => checkers.push(Arc::new(Cached::new(checker, &env.verify))),
         Err(error) => tracing::warn!(%error, "a product checker is off"),
     };
-    add(notion::checker(
-        settings.notion.as_ref(),
-        verify,
-        metrics.clone(),
-    ));
+    add(notion::checker(settings.notion.as_ref(), env));
     if let Some(github) = &settings.github {
-        add(github::checker(github, verify, metrics.clone()));
+        add(github::checker(github, env));
     }
-    add(google::checker(
-        settings.google.as_ref(),
-        verify,
-        metrics.clone(),
-    ));
-    add(microsoft::checker(
-        settings.microsoft.as_ref(),
-        verify,
-        metrics.clone(),
-    ));
-    add(confluence::checker(
-        settings.confluence.as_ref(),
-        verify,
-        metrics.clone(),
-    ));
+    add(google::checker(settings.google.as_ref(), env));
+    add(microsoft::checker(settings.microsoft.as_ref(), env));
+    add(confluence::checker(settings.confluence.as_ref(), env));
     // Without settings Jira links stay with the web prober.
     if let Some(site) = &settings.jira {
-        add(jira::checker(site, verify, metrics.clone()));
+        add(jira::checker(site, env));
     }
     match checkers.len() {
         0 => None,

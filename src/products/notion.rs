@@ -4,12 +4,13 @@
 //! `notion.so`, `www.notion.so` and `*.notion.site`, the id being the last 32 hex
 //! digits of the path (or the `p=` of a peeked page), dashed or not.
 
-use super::api::{self, ApiFailure, Auth, ProductApi};
-use super::{api_base, host_under};
-use crate::metrics::Metrics;
+use super::api::{self, ApiFailure, Auth, ProductApi, ProductEnv};
+use super::text::notion::{block_id, block_text, has_children};
+use super::{api_base, document, host_under};
 use crate::model::{SourceKind, Verdict};
+use crate::page::PageRead;
 use crate::setting::ConfigError;
-use crate::verify::{Checked, InternalChecker, VerifySettings};
+use crate::verify::{Checked, InternalChecker};
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 use std::sync::Arc;
@@ -89,12 +90,11 @@ fn trailing_id(segment: &str) -> Option<String> {
 /// The checker: Notion's API with `settings`, or, without them, one that says so.
 pub fn checker(
     settings: Option<&NotionSettings>,
-    verify: &VerifySettings,
-    metrics: Option<Arc<Metrics>>,
+    env: &ProductEnv,
 ) -> Result<Arc<dyn InternalChecker>, String> {
     let api = match settings {
         Some(settings) => Some((
-            ProductApi::new("Notion", settings.api_url.clone(), verify.timeout, metrics)?,
+            ProductApi::new("Notion", settings.api_url.clone(), env)?,
             Auth::Bearer(settings.token.clone()),
         )),
         None => None,
@@ -135,6 +135,123 @@ fn judge(url: &str, object: &Value, what: &str) -> Checked {
         api::gone(url, title, &format!("the {what} is archived in Notion"))
     } else {
         api::found(url, title, &format!("the Notion {what}"))
+    }
+}
+
+/// Calls for one page's blocks at most (each up to 100 blocks), nested ones included;
+/// past it the page is read in part.
+const MAX_BLOCK_CALLS: usize = 30;
+/// How deep nested blocks (toggles, list items, columns) are followed.
+const MAX_DEPTH: usize = 4;
+/// Blocks asked for per call (Notion's most).
+const PAGE_SIZE: &str = "100";
+
+/// A page's blocks being walked: the blocks of one level still to read, and how deep
+/// that level is.
+struct Level {
+    blocks: std::collections::VecDeque<Value>,
+    depth: usize,
+}
+
+impl NotionChecker {
+    /// The child blocks of `id`, following `next_cursor` to the end, and whether they
+    /// are all there (false when the call budget ran out first).
+    async fn children(
+        api: &ProductApi,
+        auth: &Auth,
+        id: &str,
+        calls: &mut usize,
+        deadline: Instant,
+    ) -> Result<(Vec<Value>, bool), ApiFailure> {
+        let mut blocks = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            if *calls >= MAX_BLOCK_CALLS {
+                return Ok((blocks, false));
+            }
+            *calls += 1;
+            let mut query = vec![("page_size", PAGE_SIZE)];
+            if let Some(cursor) = &cursor {
+                query.push(("start_cursor", cursor.as_str()));
+            }
+            let request = api.url(&["v1", "blocks", id, "children"], &query);
+            let list = api
+                .get_document(
+                    request,
+                    auth,
+                    &[("Notion-Version", NOTION_VERSION)],
+                    deadline,
+                )
+                .await?;
+            blocks.extend(
+                list.get("results")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default(),
+            );
+            let more = list.get("has_more").and_then(Value::as_bool) == Some(true);
+            cursor = list
+                .get("next_cursor")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            if !more || cursor.is_none() {
+                return Ok((blocks, true));
+            }
+        }
+    }
+
+    /// The text of page `id`: its blocks in order, each followed by its children
+    /// (toggles, nested list items, columns, table rows) to [`MAX_DEPTH`], within
+    /// [`MAX_BLOCK_CALLS`]. Child pages and databases are pages of their own: their
+    /// titles are read, not their contents.
+    async fn read_page(api: &ProductApi, auth: &Auth, id: &str) -> PageRead {
+        let deadline = api.read_deadline();
+        let mut calls = 0;
+        let (top, mut truncated) = match Self::children(api, auth, id, &mut calls, deadline).await {
+            Ok((blocks, complete)) => (blocks, !complete),
+            Err(ApiFailure::Status { status: 400, .. }) => {
+                return PageRead::unreadable(
+                    "a Notion database has no text of its own: sourcebot reads Notion pages",
+                )
+            }
+            Err(failure) => return document::failed(api, &failure, NOTION_TOKEN),
+        };
+        let mut blocks: Vec<String> = Vec::new();
+        let mut stack = vec![Level {
+            blocks: top.into(),
+            depth: 0,
+        }];
+        while let Some(level) = stack.last_mut() {
+            let Some(block) = level.blocks.pop_front() else {
+                stack.pop();
+                continue;
+            };
+            let depth = level.depth;
+            blocks.extend(block_text(&block));
+            let nested = has_children(&block)
+                && !matches!(
+                    block.get("type").and_then(Value::as_str),
+                    Some("child_page" | "child_database")
+                );
+            let Some(child_id) = block_id(&block).filter(|_| nested) else {
+                continue;
+            };
+            if depth + 1 >= MAX_DEPTH {
+                truncated = true;
+                continue;
+            }
+            match Self::children(api, auth, child_id, &mut calls, deadline).await {
+                Ok((children, complete)) => {
+                    truncated |= !complete;
+                    stack.push(Level {
+                        blocks: children.into(),
+                        depth: depth + 1,
+                    });
+                }
+                Err(failure) => return document::failed(api, &failure, NOTION_TOKEN),
+            }
+        }
+        document::text(api, blocks.join("\n\n"), None, truncated)
     }
 }
 
@@ -184,6 +301,14 @@ impl InternalChecker for NotionChecker {
                 },
                 Err(failure) => api::failure(api, url, &failure, NOTION_TOKEN, true),
             }
+        })
+    }
+
+    fn read<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Option<PageRead>> {
+        Box::pin(async move {
+            let id = page_id(url)?;
+            let (api, auth) = self.api.as_ref()?;
+            Some(Self::read_page(api, auth, &id).await)
         })
     }
 }

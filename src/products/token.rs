@@ -143,6 +143,7 @@ pub fn token_failure(api: &ProductApi, url: &str, failure: &ApiFailure, setting:
         ApiFailure::Malformed(error) => {
             format!("its sign-in answered something unexpected ({error})")
         }
+        ApiFailure::TooLarge(max) => format!("its sign-in answered more than {max} bytes"),
     };
     api::not_checked(&format!(
         "not checked: no access token from {product} ({why})"

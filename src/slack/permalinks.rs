@@ -1,13 +1,16 @@
 //! Slack links among an answer's sources, checked through the Web API: a message
 //! permalink is verified when Slack has the message, a file link when `files.info`
-//! knows the file ([`PermalinkChecker`]). Without a bot token they are said to be not
+//! knows the file ([`PermalinkChecker`]). For the support check it reads a message's
+//! text, and a snippet's or post's, marked with the conversation it is in and whether
+//! that is private (a private channel, a direct or group message: its words are never
+//! shown outside it). Without a bot token they are said to be not
 //! checked and why ([`NoSlackToken`]); while `serve` is still signing in, they wait for
 //! the sign-in's checker ([`SlackLinksOnceSignedIn`]).
 
-use super::api::SlackApi;
+use super::api::{SlackApi, SlackFile};
 use super::inbound::{slack_file_id, Permalink};
 use crate::collect::slack_message::{read_message, ReadOptions};
-use crate::model::{SourceKind, Verdict, VerdictClass};
+use crate::model::{ReadVia, SourceKind, Verdict, VerdictClass};
 use crate::page::{text_signals, Page, PageKind, PageRead};
 use crate::state::memory::TtlMap;
 use crate::verify::{Checked, InternalChecker};
@@ -23,12 +26,20 @@ use std::time::{Duration, Instant};
 pub struct PermalinkChecker {
     api: Arc<SlackApi>,
     messages: TtlMap<String, Arc<Value>>,
+    /// Files found by their checks, for the support check, by id.
+    files: TtlMap<String, Arc<SlackFile>>,
+    /// Whether each conversation asked about is private.
+    private: TtlMap<String, bool>,
 }
 
 /// How long a checked message is kept for the support check.
 const MESSAGE_TTL: Duration = Duration::from_secs(300);
 /// Messages kept at most per workspace.
 const MESSAGE_MAX: usize = 1_000;
+/// How long whether a conversation is private is remembered.
+const CONVERSATION_TTL: Duration = Duration::from_secs(3600);
+/// Conversations whose privacy is remembered at most per workspace.
+const CONVERSATION_MAX: usize = 10_000;
 
 impl PermalinkChecker {
     /// A checker calling Slack through `api`.
@@ -36,16 +47,20 @@ impl PermalinkChecker {
         PermalinkChecker {
             api,
             messages: TtlMap::new(MESSAGE_TTL, MESSAGE_MAX),
+            files: TtlMap::new(MESSAGE_TTL, MESSAGE_MAX),
+            private: TtlMap::new(CONVERSATION_TTL, CONVERSATION_MAX),
         }
     }
 
-    /// The text of `message`, found at `url`, as a page to judge claims against.
-    fn text_of(url: &str, message: &Value) -> PageRead {
+    /// The text of `message`, found at `url` in `channel`, as a page to judge claims
+    /// against.
+    async fn text_of(&self, url: &str, channel: &str, message: &Value) -> PageRead {
         let read = read_message(message, &ReadOptions::default());
         let text = read.answer.text.trim().to_string();
         if text.is_empty() {
             return PageRead::Unreadable("the message has no text".to_string());
         }
+        let private = self.is_private(channel).await;
         PageRead::Read(Page {
             final_url: Some(url.to_string()),
             title: None,
@@ -53,11 +68,107 @@ impl PermalinkChecker {
             text,
             kind: PageKind::Text,
             truncated: false,
-            read_via: crate::model::ReadVia::Slack {
-                channel: None,
-                private: true,
+            read_via: ReadVia::Slack {
+                channel: Some(channel.to_string()),
+                private,
             },
         })
+    }
+
+    /// Whether `channel` is private: a direct message (`D…`) or a private group (`G…`)
+    /// by its id; any other as `conversations.info` says, asked once in a while. A
+    /// conversation Slack does not say is public (no `channels:read` scope, an error)
+    /// is taken to be private: its words are then never shown outside it.
+    async fn is_private(&self, channel: &str) -> bool {
+        if channel.starts_with(['D', 'G']) {
+            return true;
+        }
+        if let Some(private) = self.private.get(&channel.to_string()) {
+            return private;
+        }
+        match self.api.conversation_is_private(channel).await {
+            Ok(private) => {
+                self.private.insert(channel.to_string(), private);
+                private
+            }
+            Err(error) => {
+                tracing::debug!(channel, %error, "cannot tell whether a conversation is public: taken as private");
+                true
+            }
+        }
+    }
+
+    /// The text of the Slack file `file_id` at `url`: a snippet's content, a post's
+    /// plain text, else its preview (marked as read in part when Slack cut it).
+    /// Uploaded files (PDFs, images) are not downloaded.
+    async fn file_text(&self, url: &str, file_id: &str) -> PageRead {
+        let found = match self.files.get(&file_id.to_string()) {
+            Some(kept) => kept,
+            None => match self.api.file_info(file_id).await {
+                Ok(found) => Arc::new(found),
+                Err(error) => {
+                    return PageRead::Unreadable(format!(
+                        "cannot read the file ({})",
+                        error.code().unwrap_or("Slack did not answer")
+                    ))
+                }
+            },
+        };
+        let file = &found.file;
+        let field = |key: &str| {
+            file.get(key)
+                .and_then(Value::as_str)
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+        };
+        let (text, truncated) = if let Some(content) = found.content.as_deref() {
+            (content.to_string(), found.truncated)
+        } else if let Some(plain) = field("plain_text") {
+            (plain.to_string(), false)
+        } else if let Some(preview) = field("preview")
+            .filter(|_| matches!(field("mode"), Some("snippet" | "post" | "space" | "docs")))
+        {
+            let cut = file.get("preview_is_truncated").and_then(Value::as_bool) == Some(true);
+            (preview.to_string(), cut)
+        } else {
+            return PageRead::Unreadable(format!(
+                "sourcebot reads the text of Slack snippets and posts, not uploaded files ({})",
+                field("mimetype")
+                    .or(field("filetype"))
+                    .unwrap_or("unknown type")
+            ));
+        };
+        let shared_in = ["channels", "groups", "ims"].iter().find_map(|key| {
+            file.get(*key)
+                .and_then(Value::as_array)
+                .and_then(|ids| ids.first())
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        });
+        let public = file.get("is_public").and_then(Value::as_bool) == Some(true);
+        let title = field("title").or(field("name")).map(str::to_string);
+        // Each line a block: snippets are code or notes written line by line.
+        let blocks: Vec<&str> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        let read = crate::page::document(
+            blocks.join("\n\n"),
+            title,
+            truncated,
+            ReadVia::Slack {
+                channel: shared_in,
+                private: !public,
+            },
+        );
+        match read {
+            PageRead::Read(mut page) => {
+                page.final_url = Some(url.to_string());
+                PageRead::Read(page)
+            }
+            unreadable => unreadable,
+        }
     }
 
     /// A message's verdict: whether Slack has it (keeping it for the support check).
@@ -112,7 +223,10 @@ impl PermalinkChecker {
             reason: Some(reason),
         };
         match self.api.file_info(file_id).await {
-            Ok(file) => {
+            Ok(found) => {
+                let found = Arc::new(found);
+                self.files.insert(file_id.to_string(), found.clone());
+                let file = &found.file;
                 let text = |key: &str| {
                     file.get(key)
                         .and_then(Value::as_str)
@@ -125,11 +239,13 @@ impl PermalinkChecker {
                     return Checked {
                         verdict: verdict(VerdictClass::Broken, "the file was deleted".into()),
                         title,
+                        kind: None,
                     };
                 }
                 Checked {
                     verdict: verdict(VerdictClass::Verified, "the file exists".into()),
                     title,
+                    kind: None,
                 }
             }
             Err(error) => Checked::untitled(match error.code() {
@@ -168,12 +284,15 @@ impl InternalChecker for PermalinkChecker {
 
     fn read<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Option<PageRead>> {
         Box::pin(async move {
-            if let Some(kept) = self.messages.get(&url.to_string()) {
-                return Some(Self::text_of(url, &kept));
+            if let Some(file_id) = slack_file_id(url) {
+                return Some(self.file_text(url, &file_id).await);
             }
             let link = Permalink::parse(url)?;
+            if let Some(kept) = self.messages.get(&url.to_string()) {
+                return Some(self.text_of(url, &link.channel, &kept).await);
+            }
             Some(match self.api.message(&link).await {
-                Ok(Some(message)) => Self::text_of(url, &message),
+                Ok(Some(message)) => self.text_of(url, &link.channel, &message).await,
                 Ok(None) => PageRead::Unreadable("Slack has no such message".to_string()),
                 Err(error) => PageRead::Unreadable(format!(
                     "cannot read the message ({})",

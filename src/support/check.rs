@@ -1,7 +1,12 @@
 //! The support check of a report: after its links are probed, the pages of the web
 //! sources that claims cite (and that answered) are read through the verifier
 //! ([`Verifier::fetch_page`]: the same guard, caps and cache), and internal sources
-//! through their checker when its API gives content (Slack messages). Each page is
+//! (Confluence and Jira, Google Drive, SharePoint and OneDrive, Notion, GitHub, Slack
+//! messages and files) through their product's API ([`Verifier::read_internal`]:
+//! remembered like pages), never as web pages. What sourcebot reads with its own
+//! credentials reaches the language model only when the operator allows it
+//! ([`SupportSettings::model_reads_internal`]), and a document read only in part
+//! supports a claim or leaves it unjudged, never "not supported". Each page is
 //! cut into sentences once, and every claim citing it is scored against it on the
 //! blocking pool by the built-in scorer; when a language model is configured, the
 //! claims and the page's best passages then go to it ([`super::judge`]), and its
@@ -38,6 +43,11 @@ pub struct SupportSettings {
     /// Whether the language model judges when one is configured
     /// (`SOURCEBOT_SUPPORT_JUDGE`: `llm`, the default, or `builtin`).
     pub use_model: bool,
+    /// Whether what sourcebot reads with its own credentials (internal documents,
+    /// Slack messages) may be sent to the language model too
+    /// (`SOURCEBOT_LLM_READS_INTERNAL`, off by default: the built-in scorer judges
+    /// them).
+    pub model_reads_internal: bool,
 }
 
 impl Default for SupportSettings {
@@ -48,6 +58,7 @@ impl Default for SupportSettings {
             max_pages: 20,
             concurrency: 4,
             use_model: true,
+            model_reads_internal: false,
         }
     }
 }
@@ -99,11 +110,13 @@ enum Reader {
     Internal,
 }
 
-/// A page to read: the source's id, link and title, and the claims that cite it.
+/// A page to read: the source's id, link, title and verdict, and the claims that cite
+/// it.
 struct Target {
     source: usize,
     url: String,
     title: Option<String>,
+    verdict: crate::model::Verdict,
     claims: Vec<usize>,
     reader: Reader,
 }
@@ -127,16 +140,19 @@ fn targets(
         .filter(|s| s.verdict.class == VerdictClass::Verified)
         .filter_map(|s| {
             let url = s.canonical_url.clone()?;
-            let reader = if s.kind == SourceKind::Web {
-                Reader::Web
-            } else if internal.is_some_and(|c| c.handles(s.kind, &url)) {
+            // A link a product checks is read through that product, never as a web
+            // page (a Jira issue, a Notion page, a GitHub file).
+            let reader = if internal.is_some_and(|c| c.handles(s.kind, &url)) {
                 Reader::Internal
+            } else if s.kind == SourceKind::Web {
+                Reader::Web
             } else {
                 return None;
             };
             Some(Target {
                 source: s.id,
                 title: Some(s.title.clone()).filter(|t| !t.trim().is_empty()),
+                verdict: s.verdict.clone(),
                 url,
                 claims: citing.get(&s.id)?.clone(),
                 reader,
@@ -176,16 +192,28 @@ pub async fn check_support(
         async move {
             let page = match target.reader {
                 Reader::Web => verifier.fetch_page(&target.url).await,
-                Reader::Internal => match internal {
-                    Some(checker) => Arc::new(checker.read(&target.url).await?),
-                    None => return None,
-                },
+                Reader::Internal => {
+                    verifier
+                        .read_internal(internal?, &target.url, &target.verdict)
+                        .await?
+                }
             };
-            let signals = page.page().map(|read| read.signals.clone());
-            let title = page.page().and_then(|read| read.title.clone());
             let source = target.source;
-            let results = judge(judges, claims, target, page, budget, deadline).await;
-            Some((source, signals, title, results))
+            // What sourcebot read with its own credentials goes to the model only when
+            // the operator allows it.
+            let model_may_read = page
+                .page()
+                .is_none_or(|read| !read.read_via.is_internal() || settings.model_reads_internal);
+            let results = judge(
+                judges,
+                claims,
+                target,
+                page.clone(),
+                budget.filter(|_| model_may_read),
+                deadline,
+            )
+            .await;
+            Some((source, page, results))
         }
     }))
     .buffer_unordered(settings.concurrency.max(1));
@@ -196,7 +224,7 @@ pub async fn check_support(
     let mut no_content = 0;
     loop {
         match tokio::time::timeout_at(deadline.into(), judged_pages.next()).await {
-            Ok(Some(Some((source, signals, title, results)))) => {
+            Ok(Some(Some((source, page, results)))) => {
                 outcome.pages += 1;
                 if let Some(cited) = report
                     .groups
@@ -204,12 +232,15 @@ pub async fn check_support(
                     .flat_map(|g| g.sources.iter_mut())
                     .find(|s| s.id == source)
                 {
+                    let read = page.page();
                     // What the page shows about itself, for the source's credibility.
-                    cited.page = signals;
+                    cited.page = read.map(|read| read.signals.clone());
+                    // How it was read: who may see its words quoted.
+                    cited.read_via = read.map(|read| read.read_via.clone());
                     // Where the page is read, its own title wins over one made from
                     // the link (never over one the answer gave).
-                    if let Some(title) = title {
-                        retitle(cited, &title);
+                    if let Some(title) = read.and_then(|read| read.title.as_deref()) {
+                        retitle(cited, title);
                     }
                 }
                 for (claim, support) in results {
@@ -259,10 +290,27 @@ async fn judge(
     budget: Option<&CallBudget>,
     deadline: Instant,
 ) -> Vec<(usize, ClaimSupport)> {
+    let in_part = page_read_in_part(&page);
+    let mut results = judge_whole(judges, claims, target, page, budget, deadline).await;
+    if in_part {
+        only_what_the_part_says(&mut results);
+    }
+    results
+}
+
+/// [`judge`], as if the page were read whole.
+async fn judge_whole(
+    judges: &SupportJudges,
+    claims: Arc<Vec<String>>,
+    target: Target,
+    page: Arc<PageRead>,
+    budget: Option<&CallBudget>,
+    deadline: Instant,
+) -> Vec<(usize, ClaimSupport)> {
     if let PageRead::Unreadable(reason) = &*page {
         return unreadable(reason, &target);
     }
-    let with_model = judges.llm.is_some();
+    let with_model = judges.llm.is_some() && budget.is_some();
     let scoring = {
         let target_claims = target.claims.clone();
         let (source, scorer, claims) = (target.source, judges.builtin.clone(), claims.clone());
@@ -305,6 +353,7 @@ async fn judge(
         Ok(scored) => scored,
         Err(error) => return unreadable(&format!("judging the page failed: {error}"), &target),
     };
+
     let (Some(model), Some(budget)) = (&judges.llm, budget) else {
         return results;
     };
@@ -337,6 +386,33 @@ async fn judge(
         }
     }
     results
+}
+
+/// What a claim judged against part of an internal document says: the document was
+/// read only in part (a paginated API's cap), so what the part does not say may be in
+/// the rest.
+pub const READ_IN_PART: &str =
+    "only the first part of the document could be read, and that part does not say this";
+
+/// Whether `page` is an internal document read only in part.
+fn page_read_in_part(page: &PageRead) -> bool {
+    page.page()
+        .is_some_and(|read| read.truncated && read.read_via.is_internal())
+}
+
+/// Judgements against a document read in part: one that supports the claim stands;
+/// any other cannot be told from the part (the rest may say it), so it is unjudged,
+/// saying why, with nothing said missing.
+fn only_what_the_part_says(results: &mut [(usize, ClaimSupport)]) {
+    for (_, support) in results {
+        if support.verdict != SupportVerdict::Supported {
+            support.verdict = SupportVerdict::Unreadable;
+            support.score = 0.0;
+            support.quote = None;
+            support.missing.clear();
+            support.reason = Some(READ_IN_PART.to_string());
+        }
+    }
 }
 
 /// Every claim of `target` marked unreadable for `reason`.

@@ -41,6 +41,7 @@ use crate::metrics::Metrics;
 use crate::model::{
     Report, Source, SourceKind, Verdict, VerdictClass, VerdictCounts, Verification,
 };
+use crate::page::PageRead;
 use crate::state::BotState;
 use cache::{Probed, VerdictCache};
 pub use fetch::{DEFAULT_FETCH_MAX_BYTES, DEFAULT_FETCH_TIMEOUT};
@@ -141,6 +142,9 @@ pub struct Checked {
     pub verdict: Verdict,
     /// The product's title for it (a page's, an issue's, a file's name), when found.
     pub title: Option<String>,
+    /// The kind the product says it is, when its link alone does not tell: a file in a
+    /// private GitHub repository is internal, grouped with files, not with the web.
+    pub kind: Option<SourceKind>,
 }
 
 impl Checked {
@@ -149,6 +153,7 @@ impl Checked {
         Checked {
             verdict,
             title: None,
+            kind: None,
         }
     }
 }
@@ -772,6 +777,36 @@ impl Verifier {
         })
     }
 
+    /// The text of the internal source at `url` (a Confluence page, a Slack message…),
+    /// read through `checker`, whose check gave `verdict`: remembered like a page read
+    /// (the same TTLs and bounds, in this process only), and read once however many
+    /// ask. `None` when `checker` reads no content. Neither the text nor the document
+    /// is logged.
+    pub async fn read_internal(
+        &self,
+        checker: &Arc<dyn InternalChecker>,
+        url: &str,
+        verdict: &Verdict,
+    ) -> Option<Arc<PageRead>> {
+        let key = format!("internal {url}");
+        let page = self
+            .inner
+            .pages
+            .get_or_read_document(&key, verdict, checker.read(url))
+            .await?;
+        tracing::debug!(
+            url,
+            outcome = if page.page().is_some() {
+                "read"
+            } else {
+                "unreadable"
+            },
+            text_bytes = page.page().map_or(0, |p| p.text.len()),
+            "internal document for the support check"
+        );
+        Some(page)
+    }
+
     /// The internal checker built in (for Slack permalinks…), if any.
     pub fn internal_checker(&self) -> Option<&Arc<dyn InternalChecker>> {
         self.inner.internal.as_ref()
@@ -984,6 +1019,7 @@ fn apply(report: &mut Report, targets: &[Target], verdicts: impl IntoIterator<It
 /// Records the internal checkers' verdicts, and the product's title on each source
 /// whose title the answer did not give (one made from its link).
 fn apply_checked(report: &mut Report, targets: &[Target], checked: Vec<Checked>) {
+    let mut kinds_changed = false;
     for (target, checked) in targets.iter().zip(checked) {
         if let Some(source) = report
             .groups
@@ -994,7 +1030,15 @@ fn apply_checked(report: &mut Report, targets: &[Target], checked: Vec<Checked>)
             if let Some(title) = checked.title {
                 retitle(source, &title);
             }
+            if let Some(kind) = checked.kind.filter(|kind| *kind != source.kind) {
+                source.kind = kind;
+                kinds_changed = true;
+            }
         }
+    }
+    // Targets name places in the groups: regroup only once every verdict is in.
+    if kinds_changed {
+        report.regroup();
     }
 }
 

@@ -9,8 +9,10 @@
 //! bytes held (a page larger than the byte bound is not kept at all); past either,
 //! expired pages go first, then the oldest. Checks of a URL being read wait for that
 //! read, and the text of a body is extracted once however many ask; if a read is
-//! abandoned, the next waiter takes over. The table sits behind a std mutex: it is held
-//! for map operations only, never across an await.
+//! abandoned, the next waiter takes over. Internal documents (read through a product's
+//! API for the support check) are kept here too, under keys of their own, the same
+//! way: in this process only, never in shared state or a database. The table sits
+//! behind a std mutex: it is held for map operations only, never across an await.
 
 use super::fetch::{Fetched, Held};
 use super::flights::Flights;
@@ -48,6 +50,7 @@ pub(crate) struct PageCache {
     table: Mutex<Table>,
     reads: Flights<Fetched>,
     extractions: Flights<Arc<PageRead>>,
+    documents: Flights<Option<Arc<PageRead>>>,
     ttl_read: Duration,
     ttl_failed: Duration,
     max_entries: usize,
@@ -99,6 +102,7 @@ impl PageCache {
             table: Mutex::new(Table::default()),
             reads: Flights::default(),
             extractions: Flights::default(),
+            documents: Flights::default(),
             ttl_read,
             ttl_failed,
             max_entries,
@@ -257,6 +261,37 @@ impl PageCache {
             )
             .await;
         (fetched, false)
+    }
+
+    /// The document `read` gives for `key` (an internal source read through its
+    /// product's API): remembered, or shared with a read already running, or from
+    /// `read` run now, then kept as a page is (the same TTLs and bounds) with its
+    /// link's `verdict`. `None`, not kept, when the reader gives no content.
+    pub(crate) async fn get_or_read_document<F>(
+        &self,
+        key: &str,
+        verdict: &Verdict,
+        read: F,
+    ) -> Option<Arc<PageRead>>
+    where
+        F: Future<Output = Option<PageRead>>,
+    {
+        if let Some((Held::Page(page), _)) = self.get(key) {
+            return Some(page);
+        }
+        self.documents
+            .run(
+                key,
+                async {
+                    let page = read.await.map(Arc::new);
+                    if let Some(page) = &page {
+                        self.settle(key, page.clone(), verdict);
+                    }
+                    page
+                },
+                Clone::clone,
+            )
+            .await
     }
 
     /// The text of the body read for `key`: remembered, or shared with an extraction

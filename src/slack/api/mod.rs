@@ -27,6 +27,8 @@ use std::time::Duration;
 mod errors;
 mod read;
 
+pub use read::SlackFile;
+
 use errors::{never_sent, REFUSED_TOKEN};
 pub use errors::{CallError, SetupError};
 

@@ -1,5 +1,6 @@
 //! Reading from Slack for the bot: a thread's messages, the message a permalink points
-//! at, a file's metadata, each kept as the JSON Slack sent (slack-morphism's models drop
+//! at, a file's metadata (and a snippet's text), whether a conversation is private,
+//! each kept as the JSON Slack sent (slack-morphism's models drop
 //! fields the reader needs).
 
 use super::{CallError, SlackApi, MAX_THREAD_PAGES};
@@ -76,9 +77,11 @@ impl SlackApi {
             .find(|m| m.get("ts").and_then(Value::as_str) == Some(link.ts.as_str())))
     }
 
-    /// A file's metadata (`files.info`), as Slack sent it (`file`); Slack's
-    /// `file_not_found` and `file_deleted` come back as [`CallError::Slack`].
-    pub async fn file_info(&self, file_id: &str) -> Result<Value, CallError> {
+    /// A file's metadata (`files.info`), as Slack sent it (`file`), and a snippet's
+    /// text (`content`, which Slack gives for snippets beside the file, with
+    /// `is_truncated`); Slack's `file_not_found` and `file_deleted` come back as
+    /// [`CallError::Slack`].
+    pub async fn file_info(&self, file_id: &str) -> Result<SlackFile, CallError> {
         let session = self.client.open_session(&self.token);
         let params = vec![("file", Some(file_id.to_string()))];
         let reply: RawFile = self
@@ -88,7 +91,28 @@ impl SlackApi {
                     .http_get("files.info", &params, None)
             })
             .await?;
-        Ok(reply.file)
+        Ok(SlackFile {
+            file: reply.file,
+            content: reply.content.filter(|c| !c.is_empty()),
+            truncated: reply.is_truncated,
+        })
+    }
+
+    /// Whether the conversation `channel` is private (a private channel, a direct or
+    /// group message), as `conversations.info` says (scopes `channels:read`,
+    /// `groups:read`).
+    pub async fn conversation_is_private(&self, channel: &str) -> Result<bool, CallError> {
+        let session = self.client.open_session(&self.token);
+        let params = vec![("channel", Some(channel.to_string()))];
+        let reply: RawConversation = self
+            .call("conversations.info", || {
+                session
+                    .http_session_api
+                    .http_get("conversations.info", &params, None)
+            })
+            .await?;
+        let flag = |name: &str| reply.channel.get(name).and_then(Value::as_bool) == Some(true);
+        Ok(flag("is_private") || flag("is_im") || flag("is_mpim") || flag("is_group"))
     }
 
     /// One page of a history or replies method, its messages kept as Slack wrote them
@@ -129,11 +153,33 @@ impl SlackApi {
     }
 }
 
-/// `files.info`'s reply: the file object.
+/// A file as `files.info` gives it.
+#[derive(Debug, Clone)]
+pub struct SlackFile {
+    /// The file object, as Slack sent it.
+    pub file: Value,
+    /// A snippet's text, when Slack gave it.
+    pub content: Option<String>,
+    /// Slack cut `content`.
+    pub truncated: bool,
+}
+
+/// `files.info`'s reply: the file object, and a snippet's content.
 #[derive(serde::Deserialize)]
 struct RawFile {
     #[serde(default)]
     file: Value,
+    #[serde(default)]
+    content: Option<String>,
+    #[serde(default)]
+    is_truncated: bool,
+}
+
+/// `conversations.info`'s reply: the conversation object.
+#[derive(serde::Deserialize)]
+struct RawConversation {
+    #[serde(default)]
+    channel: Value,
 }
 
 /// A page of messages, each as raw JSON.
