@@ -112,6 +112,14 @@ pub const SUPPORT_TIMEOUT: &str = "SOURCEBOT_SUPPORT_TIMEOUT";
 /// `SOURCEBOT_SUPPORT_JUDGE`: `llm` (the default) lets the language model judge
 /// support when `SOURCEBOT_LLM_URL` is set; `builtin` keeps the built-in scorer.
 pub const SUPPORT_JUDGE: &str = "SOURCEBOT_SUPPORT_JUDGE";
+/// `SOURCEBOT_LLM_READS_INTERNAL`: `on` lets the language model see the passages of
+/// internal documents and Slack messages sourcebot reads with its own credentials;
+/// `off` (the default) leaves them to the built-in scorer.
+pub const LLM_READS_INTERNAL: &str = "SOURCEBOT_LLM_READS_INTERNAL";
+/// `SOURCEBOT_INTERNAL_QUOTES`: `on` (the default) lets the **Show evidence** modal
+/// quote internal documents and Slack messages to the person who opens it; `off`
+/// shows their verdicts and missing words only. A workspace's own setting wins.
+pub const INTERNAL_QUOTES: &str = "SOURCEBOT_INTERNAL_QUOTES";
 /// `SOURCEBOT_CLASSIFIER`: `rules` (the default) classifies claims by keywords; `llm`
 /// asks the language model (`SOURCEBOT_LLM_URL`), the rules taking over on any failure.
 pub const CLASSIFIER: &str = "SOURCEBOT_CLASSIFIER";
@@ -185,7 +193,14 @@ impl Config {
                 duration(name, &value, Duration::from_millis(100), MAX_VERIFY_TIMEOUT)?;
         }
         config.llm = crate::llm::LlmSettings::from_lookup(&get)?;
+        if let Some((name, value)) = get(LLM_READS_INTERNAL) {
+            config.support.model_reads_internal = flag(name, &value)?;
+        }
+        if let Some((name, value)) = get(INTERNAL_QUOTES) {
+            config.render.internal_quotes = flag(name, &value)?;
+        }
         config.products = crate::products::ProductSettings::from_lookup(&get)?;
+        add_product_hosts(&config.products, &mut config.collect.kind_rules);
         if let Some((name, value)) = get(CLASSIFIER) {
             config.classify_with_model = match value.trim().to_ascii_lowercase().as_str() {
                 "llm" if config.llm.is_some() => true,
@@ -241,6 +256,30 @@ impl Config {
             .filter(|_| config.support.use_model)
             .map(|llm| llm.model.clone());
         Ok(config)
+    }
+}
+
+/// The hosts of the products configured, as internal hosts of their kinds: links a
+/// product's API checks are never grouped under Web. A Confluence or Jira site (one
+/// without a context path: with one, the host serves more than Atlassian) is
+/// Atlassian's, grouped with Confluence; a GitHub Enterprise host holds files.
+fn add_product_hosts(products: &crate::products::ProductSettings, rules: &mut KindRules) {
+    let add = |list: &mut Vec<String>, host: Option<&str>| {
+        if let Some(host) = host.map(|h| h.trim_end_matches('.').to_ascii_lowercase()) {
+            if !host.is_empty() && !list.contains(&host) {
+                list.push(host);
+            }
+        }
+    };
+    for site in [&products.confluence, &products.jira].into_iter().flatten() {
+        if site.site.path().trim_matches('/').is_empty() {
+            add(&mut rules.confluence_hosts, site.site.host_str());
+        }
+    }
+    if let Some(github) = &products.github {
+        if github.web_host != "github.com" {
+            add(&mut rules.file_hosts, Some(&github.web_host));
+        }
     }
 }
 

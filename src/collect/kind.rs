@@ -1,6 +1,7 @@
 //! Classifies a canonical URL into a [`SourceKind`]: Slack message permalinks,
-//! Confluence pages, files (Slack files, Google Drive and Docs, SharePoint and
-//! OneDrive, Dropbox, Box) and everything else on the web. Matching is always on
+//! Confluence pages and Jira issues (Atlassian's), files and documents (Slack files,
+//! Google Drive and Docs, SharePoint and OneDrive, Notion, Dropbox, Box) and
+//! everything else on the web. Matching is always on
 //! the parsed host and path, never on a substring of the whole URL, so
 //! `https://evil.com/?x=slack.com/archives/1` stays web. Internal hosts can be added
 //! per kind through [`KindRules`]; they win over the built-in rules.
@@ -82,11 +83,35 @@ pub fn classify_url(url: &Url, rules: &KindRules) -> SourceKind {
         SourceKind::Slack
     } else if is_file_host(host) || is_slack_file_page(host, path) {
         SourceKind::File
-    } else if is_confluence(host, path) {
+    } else if is_confluence(host, path)
+        || (is_subdomain_of(host, "atlassian.net") && is_jira_path(path))
+    {
         SourceKind::Confluence
     } else {
         SourceKind::Web
     }
+}
+
+/// Whether `url` is a Jira link (an issue, a board or project page: `/browse/KEY-1`,
+/// `/jira/…`, `/secure/RapidBoard.jspa`), on whatever host: a Jira site's links sit
+/// with Confluence, Atlassian's other product, and are headed as Jira's.
+pub fn is_jira_link(url: &str) -> bool {
+    Url::parse(url).is_ok_and(|url| is_jira_path(url.path()))
+}
+
+/// Whether `path` is a Jira issue, board or project path.
+fn is_jira_path(path: &str) -> bool {
+    let issue_key = |rest: &str| {
+        let key = rest.trim_end_matches('/');
+        key.split_once('-').is_some_and(|(project, number)| {
+            project.starts_with(|c: char| c.is_ascii_uppercase())
+                && !number.is_empty()
+                && number.bytes().all(|b| b.is_ascii_digit())
+        })
+    };
+    path.strip_prefix("/browse/").is_some_and(issue_key)
+        || path.starts_with("/jira/")
+        || path.starts_with("/secure/RapidBoard.jspa")
 }
 
 /// Hosts (and their subdomains) whose links are files.
@@ -102,6 +127,8 @@ const FILE_HOSTS: &[&str] = &[
     "dropbox.com",
     "dl.dropboxusercontent.com",
     "box.com",
+    "notion.so",
+    "notion.site",
 ];
 
 /// Hosts whose subdomains, but not themselves, serve files.
@@ -271,8 +298,24 @@ mod tests {
                 "https://intranet.example/wiki/spaces/ENG/overview",
                 Confluence,
             ),
+            // Jira sits with Confluence: Atlassian's.
+            ("https://acme.atlassian.net/browse/ENG-123", Confluence),
+            (
+                "https://acme.atlassian.net/jira/software/projects/ENG/boards/1?selectedIssue=ENG-1",
+                Confluence,
+            ),
+            // Notion pages are documents.
+            (
+                "https://www.notion.so/acme/Deploy-policy-0123456789abcdef0123456789abcdef",
+                File,
+            ),
+            ("https://acme.notion.site/Policy-0123456789abcdef0123456789abcdef", File),
             // Web, including the traps.
-            ("https://acme.atlassian.net/browse/ENG-123", Web),
+            ("https://acme.atlassian.net/browse/eng", Web),
+            ("https://atlassian.net.evil.example/browse/ENG-1", Web),
+            ("https://example.com/browse/ENG-123", Web),
+            ("https://notion.so.evil.example/x", Web),
+            ("https://evilnotion.so/x", Web),
             ("https://atlassian.net/wiki/x", Web),
             ("https://www.google.com/search?q=x", Web),
             ("https://google.com/drive/", Web),

@@ -382,7 +382,7 @@ impl Group {
             })
             .collect();
         Group {
-            heading: heading_line(section.kind),
+            heading: heading_line(section.heading),
             lines_len: lines.iter().map(|(_, len)| len).sum(),
             lines,
             more: section.more,

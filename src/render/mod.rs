@@ -73,6 +73,10 @@ pub struct RenderOptions {
     /// (`SOURCEBOT_LLM_MODEL`, when the model judges): reports name it where it spoke.
     /// `None`: "the language model".
     pub support_model: Option<String>,
+    /// Whether the **Show evidence** modal quotes the documents sourcebot read with its
+    /// own credentials (`SOURCEBOT_INTERNAL_QUOTES`, on by default; a workspace may
+    /// turn it off for itself). Channel messages never quote any page.
+    pub internal_quotes: bool,
 }
 
 impl Default for RenderOptions {
@@ -84,6 +88,7 @@ impl Default for RenderOptions {
             max_uncited_shown: 3,
             uncited_excerpt_chars: 80,
             support_model: None,
+            internal_quotes: true,
         }
     }
 }
@@ -105,8 +110,8 @@ impl RenderOptions {
 /// The sources of one kind as a renderer shows them: the first few, and how many more.
 #[derive(Debug, Clone)]
 pub(crate) struct KindSection<'a> {
-    /// The kind.
-    pub kind: SourceKind,
+    /// Its heading ([`section_heading`]).
+    pub heading: &'static str,
     /// The sources shown, in order of first appearance.
     pub shown: Vec<&'a Source>,
     /// How many more sources of this kind are not shown.
@@ -137,13 +142,35 @@ pub(crate) fn kind_sections<'a>(report: &'a Report, opts: &RenderOptions) -> Vec
                 return None;
             }
             let total = shown.len();
+            let heading = section_heading(kind, &shown);
             if opts.max_per_kind > 0 {
                 shown.truncate(opts.max_per_kind);
             }
             let more = total - shown.len();
-            Some(KindSection { kind, shown, more })
+            Some(KindSection {
+                heading,
+                shown,
+                more,
+            })
         })
         .collect()
+}
+
+/// The heading over `sources`, all of `kind`: the kind's own, but Atlassian's group
+/// says Jira where it holds Jira issues ("Confluence and Jira", or "Jira" alone).
+pub(crate) fn section_heading(kind: SourceKind, sources: &[&Source]) -> &'static str {
+    if kind != SourceKind::Confluence {
+        return kind.heading();
+    }
+    let jira = sources
+        .iter()
+        .filter(|s| s.link().is_some_and(crate::collect::kind::is_jira_link))
+        .count();
+    match jira {
+        0 => kind.heading(),
+        n if n == sources.len() => "Jira",
+        _ => "Confluence and Jira",
+    }
 }
 
 /// The number of unique sources in the report.

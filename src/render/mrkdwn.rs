@@ -31,7 +31,7 @@ use super::{
     plural, shown_class, source_count, source_title, support_counts, uncited, uncited_total,
     unsupported, verdict_summary, RenderOptions, MAX_NOTES_SHOWN,
 };
-use crate::model::{Claim, Report, Source, SourceKind, VerdictClass};
+use crate::model::{Claim, Report, Source, VerdictClass};
 
 /// The line shown when the report has no sources.
 pub(crate) const NO_SOURCES: &str = "_No sources were cited._";
@@ -48,7 +48,7 @@ pub fn mrkdwn(report: &Report, opts: &RenderOptions) -> String {
         lines.push(NO_SOURCES.to_string());
     }
     for section in &sections {
-        lines.push(heading_line(section.kind));
+        lines.push(heading_line(section.heading));
         lines.extend(section.shown.iter().map(|s| source_line(report, s, opts)));
         if section.more > 0 {
             lines.push(more_line(section.more));
@@ -92,8 +92,8 @@ pub(crate) fn header_line(report: &Report) -> String {
 }
 
 /// `_Slack:_`, `_Files:_`…
-pub(crate) fn heading_line(kind: SourceKind) -> String {
-    format!("_{}:_", kind.heading())
+pub(crate) fn heading_line(heading: &str) -> String {
+    format!("_{heading}:_")
 }
 
 /// `_…and N more_`.

@@ -61,7 +61,7 @@ fn more_line(n: usize) -> String {
 
 /// The heading of one kind, its sources and `  …and N more`.
 fn section_lines(report: &Report, section: &KindSection<'_>) -> Vec<String> {
-    let mut lines = vec![section.kind.heading().to_string()];
+    let mut lines = vec![section.heading.to_string()];
     for source in &section.shown {
         lines.extend(source_lines(report, source));
     }
