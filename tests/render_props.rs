@@ -15,7 +15,9 @@ use sourcebot::model::{
     SourceKind, SourceRecommendation, Span, StaleSource, SupportJudge, SupportVerdict, Verdict,
     VerdictClass, Verification,
 };
-use sourcebot::render::evidence::modal::{check_view_limits, evidence_view, MAX_VIEW_BLOCKS};
+use sourcebot::render::evidence::modal::{
+    check_view_limits, evidence_view, Audience, MAX_VIEW_BLOCKS,
+};
 use sourcebot::render::{
     self, check_limits, BlockMessage, RenderOptions, MAX_BLOCKS, MAX_CONTEXT_ELEMENTS,
     MAX_FALLBACK_TEXT, MAX_SECTION_TEXT, MAX_TOTAL_BLOCK_TEXT,
@@ -277,6 +279,7 @@ fn options() -> impl Strategy<Value = RenderOptions> {
                     max_uncited_shown: uncited,
                     uncited_excerpt_chars: excerpt,
                     support_model: model,
+                    internal_quotes: true,
                 }
             }),
     ]
@@ -583,7 +586,11 @@ proptest! {
     /// one to each page on its `• ` line; its quotes are quote lines (`> `).
     #[test]
     fn the_evidence_modal_is_within_limits_and_inert(report in report(), opts in options()) {
-        let view = evidence_view(&report, &opts);
+        let view = evidence_view(
+            &report,
+            &opts,
+            &Audience { channel: Some("C0GENERAL"), internal_quotes: true },
+        );
         prop_assert_eq!(check_view_limits(&view), Ok(()));
         let blocks = view["blocks"].as_array().cloned().unwrap_or_default();
         prop_assert!(!blocks.is_empty() && blocks.len() <= MAX_VIEW_BLOCKS);

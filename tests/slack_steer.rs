@@ -291,6 +291,7 @@ async fn the_settings_modal_saves_for_admins_and_watched_answers_follow_the_chos
     assert_eq!(saved.channels, ChannelScope::Only(vec!["C0SCOPED".into()]));
     assert_eq!(saved.sources_per_kind, Some(10));
     assert_eq!(saved.support, Some(true));
+    assert_eq!(saved.internal_quotes, Some(false));
     assert_eq!(
         saved.watched.len(),
         1,

@@ -298,7 +298,9 @@ pub(super) async fn post_to_slack(
     let pipeline = bot.pipeline();
     let outgoing = Outgoing::new(pipeline.blocks(report), pipeline.mrkdwn(report));
     // A "Show evidence" button when the cited pages were read, and the feedback footer.
-    let outgoing = bot.with_evidence(workspace, report, outgoing).await;
+    let outgoing = bot
+        .with_evidence(workspace, report, outgoing, channel)
+        .await;
     let report_key = bot.report_key();
     let outgoing = bot.with_feedback(workspace, outgoing, &report_key);
     let (sources_ts, sent) = slack

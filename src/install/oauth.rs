@@ -34,10 +34,12 @@ pub const AUTHORIZE_URL: &str = "https://slack.com/oauth/v2/authorize";
 pub const BOT_SCOPES: &[&str] = &[
     "app_mentions:read",
     "channels:history",
+    "channels:read",
     "chat:write",
     "commands",
     "files:read",
     "groups:history",
+    "groups:read",
     "im:history",
     "mpim:history",
     "users:read",

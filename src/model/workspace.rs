@@ -75,6 +75,10 @@ pub struct WorkspaceSettings {
     /// Whether reports in channels are posted in the thread or offered to the asker only.
     #[serde(default)]
     pub audience: Option<ReportAudience>,
+    /// Whether the **Show evidence** modal quotes internal documents (read with
+    /// sourcebot's credentials) to the person who opens it.
+    #[serde(default)]
+    pub internal_quotes: Option<bool>,
 }
 
 /// A watched assistant: its bot user, and the bot id (`B…`) its messages carry, which

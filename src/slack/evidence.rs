@@ -1,6 +1,8 @@
 //! The **Show evidence** button under a report whose claims were checked against the
 //! pages they cite. When the report is posted, its evidence modal is rendered
-//! ([`crate::render::evidence::modal`]), checked against Slack's limits, and kept in the
+//! ([`crate::render::evidence::modal`]) for the channel it is posted in, quoting
+//! internal documents only as the workspace allows and private conversations only in
+//! themselves, checked against Slack's limits, and kept in the
 //! workspace's slice of the shared state under a fresh random key for
 //! [`crate::state::EVIDENCE_TTL`]; the button carries the key. A press reaches any
 //! replica: it reads the view back and opens it with `views.open` and the click's
@@ -15,7 +17,7 @@ use super::{slack_reason, Bot, Workspace};
 use crate::model::Report;
 use crate::render::blocks::{button, push_button};
 use crate::render::evidence::has_evidence;
-use crate::render::evidence::modal::{check_view_limits, evidence_view};
+use crate::render::evidence::modal::{check_view_limits, evidence_view, Audience};
 use std::sync::atomic::Ordering;
 
 /// The button's text.
@@ -25,20 +27,28 @@ pub const EVIDENCE_BUTTON_TEXT: &str = "Show evidence";
 pub const EVIDENCE_EXPIRED: &str = "The evidence for that report is no longer kept (it is kept for a day): ask me to check the answer again to see it.";
 
 impl Bot {
-    /// `outgoing` with a "Show evidence" button when `report` has claims checked against
-    /// the pages they cite: the modal is rendered now and kept under a fresh random key,
-    /// which the button carries. `outgoing` unchanged otherwise (and when the modal
-    /// would break a limit, which the log says).
+    /// `outgoing`, to be posted in `channel`, with a "Show evidence" button when
+    /// `report` has claims checked against the pages they cite: the modal is rendered
+    /// now and kept under a fresh random key, which the button carries. It quotes what
+    /// sourcebot read with its own credentials as the workspace allows, and a private
+    /// conversation's words only when `channel` is that conversation. `outgoing`
+    /// unchanged otherwise (and when the modal would break a limit, which the log
+    /// says).
     pub(crate) async fn with_evidence(
         &self,
         ws: &Workspace,
         report: &Report,
         mut outgoing: Outgoing,
+        channel: &str,
     ) -> Outgoing {
         if !has_evidence(report) {
             return outgoing;
         }
-        let view = evidence_view(report, &self.pipeline.config().render);
+        let audience = Audience {
+            channel: Some(channel),
+            internal_quotes: self.hub.applied(ws.id()).await.internal_quotes,
+        };
+        let view = evidence_view(report, &self.pipeline.config().render, &audience);
         if let Err(error) = check_view_limits(&view) {
             tracing::warn!(%error, "the evidence does not fit in a modal: no button");
             return outgoing;

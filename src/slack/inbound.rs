@@ -103,6 +103,15 @@ pub enum Reply {
 }
 
 impl Reply {
+    /// The conversation the reply goes to.
+    pub fn channel(&self) -> &str {
+        match self {
+            Reply::Thread { channel, .. }
+            | Reply::Ephemeral { channel, .. }
+            | Reply::Whisper { channel, .. } => channel,
+        }
+    }
+
     /// Who asked, when a person did and is known.
     pub fn user(&self) -> Option<&str> {
         match self {

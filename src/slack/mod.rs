@@ -285,6 +285,7 @@ impl Bot {
             watch_bot_ids: settings.watch_bot_ids.iter().cloned().collect(),
             support: pipeline.checks_support(),
             sources_per_kind: pipeline.config().render.max_per_kind,
+            internal_quotes: pipeline.config().render.internal_quotes,
         };
         let history = std::time::Duration::from_secs(u64::from(settings.history_days) * 86_400);
         let hub = WorkspaceHub::new(data, state.clone(), defaults, history);
@@ -731,7 +732,9 @@ impl Bot {
         }
         let key = self.report_key();
         let outgoing = self.outgoing(&report, applied.sources_per_kind);
-        let shown = self.with_evidence(ws, &report, outgoing.clone()).await;
+        let shown = self
+            .with_evidence(ws, &report, outgoing.clone(), reply.channel())
+            .await;
         let Some(delivered) = self.deliver(ws, &reply, shown, &key).await else {
             return;
         };
@@ -746,7 +749,9 @@ impl Bot {
         } else if let Some(updated) = self.support_pass(ws, &mut report, &applied).await {
             if updated.blocks != outgoing.blocks || updated.mrkdwn != outgoing.mrkdwn {
                 // With a "Show evidence" button now that claims were checked against pages.
-                let updated = self.with_evidence(ws, &report, updated).await;
+                let updated = self
+                    .with_evidence(ws, &report, updated, reply.channel())
+                    .await;
                 self.redeliver(ws, &delivered, updated, &key).await;
             }
         }

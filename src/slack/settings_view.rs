@@ -1,8 +1,9 @@
 //! `/sources settings` and its modal. [`settings_summary`] is the ephemeral answer: each
 //! setting with its value and whether the workspace chose it or the server default
 //! applies, with an **Edit** button for those who may change them. [`settings_modal`]
-//! is the form (channels, claim support, sources per kind, who sees reports; watched
-//! assistants only shown, since `/sources watch` changes them), and
+//! is the form (channels, claim support, sources per kind, who sees reports, whether
+//! the evidence quotes internal documents; watched assistants only shown, since
+//! `/sources watch` changes them), and
 //! [`read_settings_submission`] reads its `view_submission` into new settings or into
 //! the per-block errors Slack's `response_action: errors` shows under each field.
 //! Every name is escaped; a channel id becomes a `<#C…>` mention only when it is an id
@@ -28,6 +29,8 @@ pub const SUPPORT_BLOCK: &str = "support";
 pub const SOURCES_PER_KIND_BLOCK: &str = "sources_per_kind";
 /// The audience block (and action) id.
 pub const AUDIENCE_BLOCK: &str = "audience";
+/// The internal-quotes block (and action) id.
+pub const INTERNAL_QUOTES_BLOCK: &str = "internal_quotes";
 /// The smallest and largest number of sources per kind a workspace may choose.
 pub const SOURCES_PER_KIND_RANGE: (usize, usize) = (1, 50);
 
@@ -96,6 +99,15 @@ fn support_words(support: Option<bool>) -> &'static str {
     match support {
         Some(true) => "on: cited pages are read and claims checked against them",
         Some(false) => "off: links are checked, claims are not",
+        None => "not set",
+    }
+}
+
+/// The internal-quotes setting in words.
+fn internal_quotes_words(quotes: Option<bool>) -> &'static str {
+    match quotes {
+        Some(true) => "quoted in the evidence, to the person who opens it",
+        Some(false) => "never quoted: verdicts and missing words only",
         None => "not set",
     }
 }
@@ -179,6 +191,12 @@ pub fn settings_lines(
             audience_words(audience).to_string(),
             settings.audience.is_some(),
         ),
+        line(
+            "Internal documents' words",
+            internal_quotes_words(settings.internal_quotes.or(defaults.internal_quotes))
+                .to_string(),
+            settings.internal_quotes.is_some(),
+        ),
     ]
     .join("\n")
 }
@@ -260,6 +278,11 @@ pub fn settings_modal(settings: &WorkspaceSettings) -> Value {
         Some(ReportAudience::Channel) => 1,
         Some(ReportAudience::AskerOnly) => 2,
     };
+    let quotes_initial = match settings.internal_quotes {
+        None => 0,
+        Some(true) => 1,
+        Some(false) => 2,
+    };
     let (min, max) = SOURCES_PER_KIND_RANGE;
     let mut number = json!({
         "type": "number_input",
@@ -311,6 +334,11 @@ pub fn settings_modal(settings: &WorkspaceSettings) -> Value {
                 option("channel", "Post in the answer's thread"),
                 option("asker_only", "Offer to the person who asked only"),
             ], audience_initial),
+            radio(INTERNAL_QUOTES_BLOCK, "Quote internal documents in the evidence", vec![
+                option("default", "Server default"),
+                option("on", "Quote them to the person who opens the evidence"),
+                option("off", "Never: show verdicts and missing words only"),
+            ], quotes_initial),
         ],
     })
 }
@@ -393,6 +421,16 @@ pub fn read_settings_submission(
             "Choose the server default, the thread, or the person who asked.",
         ),
     }
+    match chosen(INTERNAL_QUOTES_BLOCK) {
+        None => {}
+        Some(None | Some("default")) => next.internal_quotes = None,
+        Some(Some("on")) => next.internal_quotes = Some(true),
+        Some(Some("off")) => next.internal_quotes = Some(false),
+        Some(Some(_)) => error(
+            INTERNAL_QUOTES_BLOCK,
+            "Choose the server default, quote them, or never.",
+        ),
+    }
     if let Some(action) = field(SOURCES_PER_KIND_BLOCK) {
         let (min, max) = SOURCES_PER_KIND_RANGE;
         let text = action
@@ -472,6 +510,7 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("offered to the person who asked only _(server default)_"));
+        assert!(text.contains("*Internal documents' words:* not set _(server default)_"));
         assert!(text.contains("*Watched assistants:* `&lt;!channel&gt;"));
         assert_eq!(
             body["blocks"][1]["elements"][0]["action_id"],
@@ -509,6 +548,7 @@ mod tests {
             support: Some(true),
             sources_per_kind: Some(7),
             audience: Some(ReportAudience::Channel),
+            internal_quotes: Some(false),
         };
         let view = settings_modal(&settings);
         assert_eq!(view["callback_id"], SETTINGS_CALLBACK_ID);
@@ -527,6 +567,8 @@ mod tests {
         assert_eq!(blocks[4]["element"]["min_value"], "1");
         assert_eq!(blocks[4]["element"]["max_value"], "50");
         assert_eq!(blocks[5]["element"]["initial_option"]["value"], "channel");
+        assert_eq!(blocks[6]["block_id"], INTERNAL_QUOTES_BLOCK);
+        assert_eq!(blocks[6]["element"]["initial_option"]["value"], "off");
         for field in ["title", "submit", "close"] {
             assert!(view[field]["text"].as_str().unwrap().chars().count() <= 24);
         }
@@ -553,6 +595,7 @@ mod tests {
                 support: Some(true),
                 sources_per_kind: Some(10),
                 audience: None,
+                internal_quotes: Some(false),
             }
         );
     }

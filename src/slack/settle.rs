@@ -352,7 +352,8 @@ impl Bot {
         let outgoing = if previous.as_ref().is_some_and(|r| r.shown_digest == shown) {
             outgoing
         } else {
-            self.with_evidence(ws, &report, outgoing).await
+            self.with_evidence(ws, &report, outgoing, &key.channel)
+                .await
         };
         match previous {
             Some(reply) if reply.shown_digest == shown => {
@@ -435,7 +436,9 @@ impl Bot {
                         if let Some(updated) = self.support_pass(ws, &mut report, &applied).await {
                             let updated_digest = shown_digest(&updated);
                             if updated_digest != shown {
-                                let updated = self.with_evidence(ws, &report, updated).await;
+                                let updated = self
+                                    .with_evidence(ws, &report, updated, &record.channel)
+                                    .await;
                                 let updated = self.with_feedback(ws, updated, &report_key);
                                 if let Ok(sent) = ws
                                     .api

@@ -1,6 +1,6 @@
 //! A workspace's settings as the bot applies them. The environment gives the server's
 //! defaults ([`Defaults`]: `SOURCEBOT_WATCH_BOT_IDS`, `SOURCEBOT_SUPPORT`,
-//! `SOURCEBOT_MAX_PER_KIND`); a workspace's own settings, saved from Slack
+//! `SOURCEBOT_MAX_PER_KIND`, `SOURCEBOT_INTERNAL_QUOTES`); a workspace's own settings, saved from Slack
 //! (`/sources watch`, the settings modal) in the installation database, win where it
 //! has them. Watched assistants are the exception: the server's and the workspace's
 //! are both watched, so that an operator's list keeps working while a workspace adds
@@ -27,6 +27,9 @@ pub struct Defaults {
     pub support: bool,
     /// Sources listed per kind (0: all).
     pub sources_per_kind: usize,
+    /// Whether the evidence modal quotes internal documents
+    /// (`SOURCEBOT_INTERNAL_QUOTES`).
+    pub internal_quotes: bool,
 }
 
 impl Defaults {
@@ -48,6 +51,7 @@ impl Defaults {
             support: Some(self.support),
             sources_per_kind: Some(self.sources_per_kind),
             audience: Some(ReportAudience::Channel),
+            internal_quotes: Some(self.internal_quotes),
         }
     }
 }
@@ -65,6 +69,8 @@ pub struct Applied {
     pub sources_per_kind: usize,
     /// Who sees reports people ask for in channels.
     pub audience: ReportAudience,
+    /// Whether the evidence modal quotes internal documents.
+    pub internal_quotes: bool,
     /// The workspace's own settings (default when it saved none).
     pub own: WorkspaceSettings,
 }
@@ -80,6 +86,7 @@ impl Applied {
             support: own.support.unwrap_or(defaults.support),
             sources_per_kind: own.sources_per_kind.unwrap_or(defaults.sources_per_kind),
             audience: own.audience.unwrap_or(ReportAudience::Channel),
+            internal_quotes: own.internal_quotes.unwrap_or(defaults.internal_quotes),
             own,
         }
     }
@@ -201,6 +208,7 @@ mod tests {
             watch_bot_ids: HashSet::from(["B_SERVER".to_string()]),
             support: true,
             sources_per_kind: 5,
+            internal_quotes: true,
         };
         let none = Applied::of(WorkspaceSettings::default(), &defaults);
         assert_eq!(none.watched, HashSet::from(["B_SERVER".to_string()]));
@@ -208,6 +216,7 @@ mod tests {
         assert_eq!(none.sources_per_kind, 5);
         assert_eq!(none.audience, ReportAudience::Channel);
         assert_eq!(none.channels, ChannelScope::All);
+        assert!(none.internal_quotes);
 
         let own = WorkspaceSettings {
             watched: vec![assistant("B_OWN")],
@@ -215,6 +224,7 @@ mod tests {
             support: Some(false),
             sources_per_kind: Some(2),
             audience: Some(ReportAudience::AskerOnly),
+            internal_quotes: Some(false),
         };
         let applied = Applied::of(own, &defaults);
         assert_eq!(
@@ -224,6 +234,7 @@ mod tests {
         assert!(!applied.support);
         assert_eq!(applied.sources_per_kind, 2);
         assert_eq!(applied.audience, ReportAudience::AskerOnly);
+        assert!(!applied.internal_quotes);
         assert!(applied.channels.includes("C1") && !applied.channels.includes("C2"));
     }
 
@@ -233,10 +244,12 @@ mod tests {
             watch_bot_ids: HashSet::from(["B2".to_string(), "B1".to_string()]),
             support: false,
             sources_per_kind: 0,
+            internal_quotes: false,
         };
         let shown = defaults.as_settings();
         let ids: Vec<&str> = shown.watched.iter().map(|a| a.bot_id.as_str()).collect();
         assert_eq!(ids, ["B1", "B2"]);
         assert_eq!(shown.support, Some(false));
+        assert_eq!(shown.internal_quotes, Some(false));
     }
 }

@@ -25,6 +25,7 @@ pub fn settings(bot: &str) -> WorkspaceSettings {
         support: Some(false),
         sources_per_kind: Some(3),
         audience: Some(ReportAudience::AskerOnly),
+        internal_quotes: Some(false),
     }
 }
 

@@ -6,12 +6,18 @@
 //! "…and N more claims". Every string is escaped and cut to a length that keeps each
 //! section within 3,000 characters by construction; [`check_view_limits`] checks the
 //! result against every limit a modal has.
+//!
+//! What sourcebot read with its own credentials is quoted only as its [`Audience`]
+//! allows: an internal document's words unless the workspace turned internal quotes
+//! off, a private conversation's words only in a modal opened from that conversation.
+//! Where a quote is withheld, the verdict and the claim's missing words (the claim's
+//! own words) are still shown, and so is nothing the model said of the document.
 
 use serde_json::{json, Value};
 
 use super::{checked_claims, judge_name, judges, judges_in_words, verdict_mark, CheckedClaim};
 use super::{words_in_words, MAX_MISSING_SHOWN};
-use crate::model::{ClaimSupport, Report, Source, SupportJudge};
+use crate::model::{ClaimSupport, ReadVia, Report, Source, SupportJudge};
 use crate::render::blocks::{block_text_lengths, text_len, BlockLimitError, MAX_SECTION_TEXT};
 use crate::render::escape::{escape_within, link};
 use crate::render::mrkdwn::link_target;
@@ -48,8 +54,36 @@ const SECTION_MORE_ROOM: usize = 40;
 /// Room kept in the modal for its "…and N more claims" block.
 const VIEW_MORE_ROOM: usize = 40;
 
-/// The modal view for `views.open`: the checked claims of `report` within every limit.
-pub fn evidence_view(report: &Report, opts: &RenderOptions) -> Value {
+/// Whom a modal is shown to, and so which quotes it may carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Audience<'a> {
+    /// The conversation the report, and its button, are in.
+    pub channel: Option<&'a str>,
+    /// Whether the words of documents sourcebot read with its own credentials may be
+    /// quoted (`SOURCEBOT_INTERNAL_QUOTES`, or the workspace's own setting).
+    pub internal_quotes: bool,
+}
+
+/// Why `source`'s words are not quoted to `audience`, if they are not.
+pub fn quote_withheld(source: Option<&Source>, audience: &Audience<'_>) -> Option<&'static str> {
+    match source.and_then(|s| s.read_via.as_ref())? {
+        ReadVia::Web => None,
+        ReadVia::Slack {
+            channel,
+            private: true,
+        } if channel.is_none() || channel.as_deref() != audience.channel => {
+            Some("not quoted: it is from a private conversation")
+        }
+        _ if !audience.internal_quotes => {
+            Some("not quoted: this workspace keeps the words of internal documents out of Slack")
+        }
+        _ => None,
+    }
+}
+
+/// The modal view for `views.open`: the checked claims of `report` within every limit,
+/// quoting what `audience` may see.
+pub fn evidence_view(report: &Report, opts: &RenderOptions, audience: &Audience<'_>) -> Value {
     let model = opts.support_model.as_deref();
     let checked = checked_claims(report);
     let intro = intro_line(report, checked.len(), model);
@@ -64,7 +98,7 @@ pub fn evidence_view(report: &Report, opts: &RenderOptions) -> Value {
         if blocks.len() + 1 >= MAX_VIEW_BLOCKS {
             break;
         }
-        let text = claim_text(claim, model);
+        let text = claim_text(claim, model, audience);
         let len = text_len(&text);
         if total + len > MAX_VIEW_TEXT - VIEW_MORE_ROOM {
             break;
@@ -100,10 +134,10 @@ fn intro_line(report: &Report, checked: usize, model: Option<&str>) -> String {
 /// One claim's section: the claim quoted, then each page; pages that do not fit are
 /// counted. At most [`MAX_SECTION_TEXT`] characters: the claim and its first page
 /// always fit by construction.
-fn claim_text(checked: &CheckedClaim<'_>, model: Option<&str>) -> String {
+fn claim_text(checked: &CheckedClaim<'_>, model: Option<&str>, audience: &Audience<'_>) -> String {
     let mut text = format!("“{}”", escape_within(&checked.claim.text, CLAIM_MAX));
     for (index, (support, source)) in checked.pages.iter().enumerate() {
-        let page = page_text(support, *source, model);
+        let page = page_text(support, *source, model, quote_withheld(*source, audience));
         if index > 0 && text_len(&text) + 1 + text_len(&page) > MAX_SECTION_TEXT - SECTION_MORE_ROOM
         {
             let more = plural(checked.pages.len() - index, "more page", "more pages");
@@ -117,8 +151,14 @@ fn claim_text(checked: &CheckedClaim<'_>, model: Option<&str>) -> String {
 }
 
 /// `• ✗ *not supported* · <url|title>`, then the quote as a quote, the missing words and
-/// the reason, each on a line of its own when there is one.
-fn page_text(support: &ClaimSupport, source: Option<&Source>, model: Option<&str>) -> String {
+/// the reason, each on a line of its own when there is one. With `withheld`, that
+/// sentence instead of the quote, and nothing the model said.
+fn page_text(
+    support: &ClaimSupport,
+    source: Option<&Source>,
+    model: Option<&str>,
+    withheld: Option<&str>,
+) -> String {
     let mut lines = vec![format!(
         "• {} *{}* · {}",
         verdict_mark(support.verdict),
@@ -129,17 +169,28 @@ fn page_text(support: &ClaimSupport, source: Option<&Source>, model: Option<&str
         let name = escape_within(&judge_name(SupportJudge::Llm, model), JUDGE_MAX);
         lines[0].push_str(&format!(" · judged by {name}"));
     }
-    if let Some(quote) = support.quote.as_deref() {
-        let quote = escape_within(quote, QUOTE_MAX);
-        if !quote.is_empty() {
-            lines.push(format!("> {quote}"));
+    match withheld {
+        Some(why) if support.quote.is_some() => lines.push(format!("_{why}_")),
+        Some(_) => {}
+        None => {
+            if let Some(quote) = support.quote.as_deref() {
+                let quote = escape_within(quote, QUOTE_MAX);
+                if !quote.is_empty() {
+                    lines.push(format!("> {quote}"));
+                }
+            }
         }
     }
     if let Some(words) = words_in_words(&support.missing, MAX_MISSING_SHOWN) {
         let said = escape_within(&format!("does not mention {words}"), MISSING_MAX);
         lines.push(format!("_{said}_"));
     }
-    if let Some(reason) = support.reason.as_deref() {
+    // The model's reason may repeat the document's words.
+    let reason = support
+        .reason
+        .as_deref()
+        .filter(|_| withheld.is_none() || support.judge != SupportJudge::Llm);
+    if let Some(reason) = reason {
         let reason = escape_within(reason, REASON_MAX);
         if !reason.is_empty() {
             lines.push(format!("_{reason}_"));
@@ -258,6 +309,74 @@ mod tests {
         view.to_string()
     }
 
+    /// A modal in `#C0GENERAL` of a workspace that lets internal quotes show.
+    const EVERYONE: Audience<'static> = Audience {
+        channel: Some("C0GENERAL"),
+        internal_quotes: true,
+    };
+
+    #[test]
+    fn internal_words_are_quoted_only_where_they_may_be() {
+        let secret = "Deploys freeze at 18:00 on Fridays, says the runbook.";
+        let mut support = judged(SupportVerdict::NotSupported, secret, &["17:00"]);
+        support.judge = SupportJudge::Llm;
+        support.reason = Some(format!("The runbook says: {secret}"));
+        let mut report = report_with(
+            1,
+            "Deploys freeze at 17:00 on Fridays.",
+            "Runbook",
+            "https://acme.atlassian.net/wiki/spaces/ENG/pages/1",
+            support,
+        );
+        let shown = |report: &Report, audience: &Audience<'_>| {
+            evidence_view(report, &RenderOptions::default(), audience)["blocks"][1]["text"]["text"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        };
+        let confluence = ReadVia::Product {
+            product: "Confluence".into(),
+        };
+        report.groups[0].sources[0].read_via = Some(confluence);
+        let quoted = shown(&report, &EVERYONE);
+        assert!(quoted.contains(secret), "{quoted}");
+        let off = Audience {
+            internal_quotes: false,
+            ..EVERYONE
+        };
+        let kept_out = shown(&report, &off);
+        assert!(!kept_out.contains("18:00"), "{kept_out}");
+        assert!(
+            kept_out.contains("keeps the words of internal documents out"),
+            "{kept_out}"
+        );
+        // The verdict and the claim's own missing words still show.
+        assert!(kept_out.contains("*not supported*") && kept_out.contains("17:00"));
+        // A private conversation's words show only in a modal opened from it.
+        report.groups[0].sources[0].read_via = Some(ReadVia::Slack {
+            channel: Some("G0PRIVATE".into()),
+            private: true,
+        });
+        let elsewhere = shown(&report, &EVERYONE);
+        assert!(!elsewhere.contains("18:00"), "{elsewhere}");
+        assert!(elsewhere.contains("private conversation"), "{elsewhere}");
+        let there = Audience {
+            channel: Some("G0PRIVATE"),
+            ..EVERYONE
+        };
+        assert!(shown(&report, &there).contains(secret));
+        // A public channel's words follow the workspace's setting.
+        report.groups[0].sources[0].read_via = Some(ReadVia::Slack {
+            channel: Some("C0PUBLIC".into()),
+            private: false,
+        });
+        assert!(shown(&report, &EVERYONE).contains(secret));
+        assert!(!shown(&report, &off).contains("18:00"));
+        // A web page is quoted whatever the setting.
+        report.groups[0].sources[0].read_via = Some(ReadVia::Web);
+        assert!(shown(&report, &off).contains(secret));
+    }
+
     #[test]
     fn each_checked_claim_shows_its_page_verdict_quote_and_missing_words() {
         let report = report_with(
@@ -271,7 +390,7 @@ mod tests {
                 &["1909", "Beulah"],
             ),
         );
-        let view = evidence_view(&report, &RenderOptions::default());
+        let view = evidence_view(&report, &RenderOptions::default(), &EVERYONE);
         assert_eq!(check_view_limits(&view), Ok(()));
         let section = view["blocks"][1]["text"]["text"].as_str().expect("section");
         assert_eq!(
@@ -303,6 +422,7 @@ mod tests {
         let fifty = evidence_view(
             &report_with(50, text, "Parish", "https://example.org/p", support.clone()),
             &RenderOptions::default(),
+            &EVERYONE,
         );
         assert_eq!(check_view_limits(&fifty), Ok(()));
         let blocks = fifty["blocks"].as_array().expect("blocks");
@@ -311,6 +431,7 @@ mod tests {
         let many = evidence_view(
             &report_with(300, text, "Parish", "https://example.org/p", support),
             &RenderOptions::default(),
+            &EVERYONE,
         );
         assert_eq!(check_view_limits(&many), Ok(()));
         assert!(texts(&many).contains("more claims_"), "{}", texts(&many));
@@ -340,7 +461,7 @@ mod tests {
             support_model: Some("<!here> model".into()),
             ..RenderOptions::default()
         };
-        let view = evidence_view(&report, &opts);
+        let view = evidence_view(&report, &opts, &EVERYONE);
         assert_eq!(check_view_limits(&view), Ok(()));
         for block in view["blocks"].as_array().expect("blocks") {
             let text = block
