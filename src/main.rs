@@ -311,6 +311,14 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // The commands a person runs log warnings only (a product refusing sourcebot's
+    // credentials, say), unless `RUST_LOG` asks for more; `serve` logs what it does.
+    if !matches!(cli.command, Command::Serve) {
+        if let Err(error) = init_logging("warn") {
+            eprintln!("sourcebot: {error}");
+            return ExitCode::from(2);
+        }
+    }
     let result = match cli.command {
         Command::Check(args) => check(args, config).map(|()| ExitCode::SUCCESS),
         Command::Serve => serve(config).map(|()| ExitCode::SUCCESS),
@@ -566,10 +574,10 @@ fn load_dotenv() -> anyhow::Result<()> {
 }
 
 /// Logs to stderr: readable text, or one JSON object a line with
-/// `SOURCEBOT_LOG_FORMAT=json`. `RUST_LOG` sets the level (default `info`).
-fn init_logging() -> anyhow::Result<()> {
+/// `SOURCEBOT_LOG_FORMAT=json`. `RUST_LOG` sets the level (default `default`).
+fn init_logging(default: &str) -> anyhow::Result<()> {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let format = std::env::var("SOURCEBOT_LOG_FORMAT").unwrap_or_default();
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
@@ -592,7 +600,7 @@ fn init_logging() -> anyhow::Result<()> {
 /// reached), then serves Slack over HTTP or Socket Mode until stopped
 /// ([`sourcebot::serve`]).
 fn serve(config: Config) -> anyhow::Result<()> {
-    init_logging()?;
+    init_logging("info")?;
     let settings = SlackSettings::from_env().map_err(|e| UsageError(e.to_string()))?;
     let api_settings = ApiSettings::from_env().map_err(|e| UsageError(e.to_string()))?;
     let oauth = OAuthSettings::from_lookup(|name| std::env::var(name).ok())
