@@ -12,26 +12,21 @@ mod support;
 
 use support::pipeline::check;
 
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine;
 use serde_json::{json, Value};
 use sourcebot::config::Config;
 use sourcebot::model::{Report, Source, VerdictClass};
 use sourcebot::pipeline::Pipeline;
 use sourcebot::products::microsoft::share_id;
-use std::collections::HashMap;
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+use support::cloud_fakes::{
+    authorised, drive_error, google_settings, graph_error, json_reply, key_file,
+    microsoft_settings, microsoft_token_route, query, GoogleSignIn, GOOGLE_TOKEN, GRAPH_TOKEN,
+    MS_CLIENT_SECRET, TENANT, TEST_KEY,
+};
 use support::{Action, HostileServer, RequestInfo, Route};
-
-/// The throwaway test key (see tests/data/README.md).
-const TEST_KEY: &str = include_str!("data/products/throwaway-service-account.pem");
-const SERVICE_ACCOUNT: &str = "sourcebot@acme-sourcebot.iam.gserviceaccount.com";
-const GOOGLE_TOKEN: &str = "ya29.c.fake-drive-token";
-const GRAPH_TOKEN: &str = "eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.fake-graph-token";
-const TENANT: &str = "acme.onmicrosoft.com";
 
 /// A pipeline configured with `vars` (and a 2 s check budget).
 fn pipeline(vars: &[(&str, String)]) -> Pipeline {
@@ -66,39 +61,6 @@ fn assert_source(report: &Report, link: &str, class: VerdictClass, reason: &str,
     assert_eq!(source.title, title, "{link}");
 }
 
-/// A JSON response.
-fn json_reply(status: u16, body: &Value) -> Action {
-    Action::bytes(
-        status,
-        &[("Content-Type", "application/json; charset=UTF-8")],
-        body.to_string().into_bytes(),
-    )
-}
-
-/// The fields of a URL-encoded form body.
-fn form(request: &RequestInfo) -> HashMap<String, String> {
-    url::form_urlencoded::parse(&request.body)
-        .into_owned()
-        .collect()
-}
-
-/// A route answering `action` only to requests with our bearer `token` (else Google's
-/// or Graph's 401), counting them.
-fn authorised(
-    token: &'static str,
-    action: impl Fn(usize) -> Action + Send + Sync + 'static,
-) -> Route {
-    Route::new(move |request: &RequestInfo, hit| {
-        if request.header("authorization") != Some(&format!("Bearer {token}")) {
-            return json_reply(
-                401,
-                &json!({"error": {"code": 401, "message": "Request had invalid authentication credentials."}}),
-            );
-        }
-        action(hit)
-    })
-}
-
 // --- Google Drive -------------------------------------------------------------------
 
 const DOC: &str = "1Jx9d2VcT4oQ8mE7rK3pL6sN0uW5yZ2aB4cD6eF8gH0i";
@@ -114,98 +76,8 @@ fn drive_path(id: &str) -> String {
     format!("/drive/v3/files/{id}")
 }
 
-/// Drive's error body (the shape its reference shows for each status).
-fn drive_error(code: u16, reason: &str, message: &str) -> Value {
-    json!({"error": {
-        "code": code,
-        "message": message,
-        "errors": [{"message": message, "domain": "global", "reason": reason}]
-    }})
-}
-
-/// A service account key file whose `token_uri` is `token_uri`.
-fn key_file(token_uri: &str) -> tempfile::NamedTempFile {
-    let key = json!({
-        "type": "service_account",
-        "project_id": "acme-sourcebot",
-        "private_key_id": "4f1c0ffee0123456789abcdef0123456789abcde",
-        "private_key": TEST_KEY,
-        "client_email": SERVICE_ACCOUNT,
-        "client_id": "109876543210987654321",
-        "auth_uri": "https://accounts.google.com/o/oauth2/auth",
-        "token_uri": token_uri,
-    });
-    let mut file = tempfile::NamedTempFile::new().expect("temp file");
-    file.write_all(key.to_string().as_bytes())
-        .expect("write key file");
-    file
-}
-
-/// The public half of the test key (an RSAPublicKey, as ring verifies with).
-fn test_public_key() -> Vec<u8> {
-    let base64: String = TEST_KEY
-        .lines()
-        .filter(|l| !l.starts_with("-----"))
-        .collect();
-    let der = base64::engine::general_purpose::STANDARD
-        .decode(base64)
-        .expect("the test key is PEM");
-    let key = ring::signature::RsaKeyPair::from_pkcs8(&der).expect("the test key is PKCS#8 RSA");
-    key.public().as_ref().to_vec()
-}
-
-/// Whether `jwt` is signed RS256 by the key whose public half is `public_key`.
-fn signed_by(jwt: &str, public_key: &[u8]) -> bool {
-    let Some((signed, signature)) = jwt.rsplit_once('.') else {
-        return false;
-    };
-    let Ok(signature) = URL_SAFE_NO_PAD.decode(signature) else {
-        return false;
-    };
-    ring::signature::UnparsedPublicKey::new(
-        &ring::signature::RSA_PKCS1_2048_8192_SHA256,
-        public_key,
-    )
-    .verify(signed.as_bytes(), &signature)
-    .is_ok()
-}
-
-/// Google's token endpoint at `token_uri`: checks the signed-JWT grant (its
-/// signature with `public_key`, its claims) and answers with a token, or with
-/// Google's `invalid_grant`.
-fn google_token_reply(request: &RequestInfo, token_uri: &str, public_key: &[u8]) -> Action {
-    let form = form(request);
-    let claims = form
-        .get("assertion")
-        .and_then(|jwt| jwt.split('.').nth(1))
-        .and_then(|c| URL_SAFE_NO_PAD.decode(c).ok())
-        .and_then(|c| serde_json::from_slice::<Value>(&c).ok())
-        .unwrap_or(Value::Null);
-    let good = request.method == "POST"
-        && request.header("content-type") == Some("application/x-www-form-urlencoded")
-        && form.get("grant_type").map(String::as_str)
-            == Some("urn:ietf:params:oauth:grant-type:jwt-bearer")
-        && form
-            .get("assertion")
-            .is_some_and(|jwt| signed_by(jwt, public_key))
-        && claims["iss"] == SERVICE_ACCOUNT
-        && claims["aud"] == token_uri
-        && claims["scope"] == "https://www.googleapis.com/auth/drive.metadata.readonly";
-    if !good {
-        return json_reply(
-            400,
-            &json!({"error": "invalid_grant", "error_description": "Invalid JWT Signature."}),
-        );
-    }
-    json_reply(
-        200,
-        &json!({"access_token": GOOGLE_TOKEN, "expires_in": 3599, "token_type": "Bearer"}),
-    )
-}
-
 /// A fake Google: the token endpoint and the Drive files this file's tests cite.
 async fn fake_google() -> (HostileServer, Arc<AtomicUsize>, tempfile::NamedTempFile) {
-    let hits = Arc::new(AtomicUsize::new(0));
     let file = |name: &str, mime: &str, trashed: bool| json!({"name": name, "mimeType": mime, "trashed": trashed});
     let doc = file(
         "Deploy freeze policy",
@@ -223,28 +95,14 @@ async fn fake_google() -> (HostileServer, Arc<AtomicUsize>, tempfile::NamedTempF
         true,
     );
     let limited = file("Rate-limited notes", "application/pdf", false);
-    // The token endpoint's address, which the JWT's `aud` must name, is known only
-    // once the server runs.
-    let token_uri = Arc::new(std::sync::OnceLock::<String>::new());
-    let token_uri_for_route = token_uri.clone();
-    let token_hits = hits.clone();
-    let public_key = test_public_key();
+    let sign_in = GoogleSignIn::new();
     let checked_doc = doc.clone();
     let routes: Vec<(&str, Route)> = vec![
-        (
-            "/token",
-            Route::new(move |request: &RequestInfo, _| {
-                token_hits.fetch_add(1, Ordering::SeqCst);
-                let uri = token_uri_for_route.get().map_or("", String::as_str);
-                google_token_reply(request, uri, &public_key)
-            }),
-        ),
+        sign_in.route(),
         (
             Box::leak(drive_path(DOC).into_boxed_str()),
             Route::new(move |request: &RequestInfo, _| {
-                let asked = url::form_urlencoded::parse(request.query.as_bytes())
-                    .into_owned()
-                    .collect::<HashMap<String, String>>();
+                let asked = query(request);
                 if request.header("authorization") != Some(&format!("Bearer {GOOGLE_TOKEN}"))
                     || asked.get("fields").map(String::as_str) != Some("name,mimeType,trashed")
                     || asked.get("supportsAllDrives").map(String::as_str) != Some("true")
@@ -314,23 +172,8 @@ async fn fake_google() -> (HostileServer, Arc<AtomicUsize>, tempfile::NamedTempF
         ),
     ];
     let server = HostileServer::start_local(routes).await;
-    let uri = server.url("/token");
-    let _ = token_uri.set(uri.clone());
-    let key = key_file(&uri);
-    (server, hits, key)
-}
-
-fn google_settings(
-    server: &HostileServer,
-    key: &tempfile::NamedTempFile,
-) -> Vec<(&'static str, String)> {
-    vec![
-        (
-            "SOURCEBOT_GOOGLE_CREDENTIALS",
-            key.path().display().to_string(),
-        ),
-        ("SOURCEBOT_GOOGLE_API_URL", server.url("/")),
-    ]
+    let key = sign_in.key_file(&server);
+    (server, sign_in.hits, key)
 }
 
 #[tokio::test]
@@ -603,13 +446,6 @@ fn graph_path(link: &str) -> &'static str {
     Box::leak(format!("/v1.0/shares/{}/driveItem", share_id(link)).into_boxed_str())
 }
 
-/// Graph's error body.
-fn graph_error(code: &str, message: &str) -> Value {
-    json!({"error": {"code": code, "message": message, "innerError": {
-        "date": "2025-01-15T10:00:00", "request-id": "b1e1a6c2-0000-4000-8000-000000000000"
-    }}})
-}
-
 /// A driveItem as Graph returns it.
 fn drive_item(name: &str, facet: Value) -> Value {
     let mut item = json!({
@@ -628,9 +464,6 @@ fn drive_item(name: &str, facet: Value) -> Value {
 
 async fn fake_microsoft() -> (HostileServer, Arc<AtomicUsize>) {
     let hits = Arc::new(AtomicUsize::new(0));
-    let counted = hits.clone();
-    let token_path: &'static str =
-        Box::leak(format!("/{TENANT}/oauth2/v2.0/token").into_boxed_str());
     let file = json!({"file": {"mimeType": "application/vnd.openxmlformats-officedocument.wordprocessingml.document"}});
     let runbook = drive_item("Incident runbook.docx", file.clone());
     let designs = drive_item("Designs", json!({"folder": {"childCount": 12}}));
@@ -641,29 +474,7 @@ async fn fake_microsoft() -> (HostileServer, Arc<AtomicUsize>) {
     let throttled = drive_item("Budget.xlsx", json!({"file": {}}));
     let sluggish = drive_item("Slow.pptx", json!({"file": {}}));
     let routes: Vec<(&str, Route)> = vec![
-        (
-            token_path,
-            Route::new(move |request: &RequestInfo, _| {
-                counted.fetch_add(1, Ordering::SeqCst);
-                let form = form(request);
-                let field = |name: &str| form.get(name).map(String::as_str);
-                if request.method != "POST"
-                    || field("client_id") != Some("11111111-2222-3333-4444-555555555555")
-                    || field("client_secret") != Some("fake~client~secret")
-                    || field("scope") != Some("https://graph.microsoft.com/.default")
-                    || field("grant_type") != Some("client_credentials")
-                {
-                    return json_reply(
-                        401,
-                        &json!({"error": "invalid_client", "error_description": "AADSTS7000215: Invalid client secret provided."}),
-                    );
-                }
-                json_reply(
-                    200,
-                    &json!({"token_type": "Bearer", "expires_in": 3599, "ext_expires_in": 3599, "access_token": GRAPH_TOKEN}),
-                )
-            }),
-        ),
+        microsoft_token_route(hits.clone()),
         (
             graph_path(RUNBOOK),
             authorised(GRAPH_TOKEN, move |_| json_reply(200, &runbook)),
@@ -726,23 +537,10 @@ async fn fake_microsoft() -> (HostileServer, Arc<AtomicUsize>) {
     (HostileServer::start_local(routes).await, hits)
 }
 
-fn microsoft_settings(server: &HostileServer, secret: &str) -> Vec<(&'static str, String)> {
-    vec![
-        ("SOURCEBOT_MS_TENANT_ID", TENANT.to_string()),
-        (
-            "SOURCEBOT_MS_CLIENT_ID",
-            "11111111-2222-3333-4444-555555555555".to_string(),
-        ),
-        ("SOURCEBOT_MS_CLIENT_SECRET", secret.to_string()),
-        ("SOURCEBOT_MS_LOGIN_URL", server.url("/")),
-        ("SOURCEBOT_MS_GRAPH_URL", server.url("/")),
-    ]
-}
-
 #[tokio::test]
 async fn sharepoint_and_onedrive_links_get_graphs_verdicts_and_names_with_one_token() {
     let (server, token_hits) = fake_microsoft().await;
-    let pipeline = pipeline(&microsoft_settings(&server, "fake~client~secret"));
+    let pipeline = pipeline(&microsoft_settings(&server, MS_CLIENT_SECRET));
     let report = check(
         &pipeline,
         &format!(
@@ -822,7 +620,7 @@ async fn sharepoint_and_onedrive_links_get_graphs_verdicts_and_names_with_one_to
 #[tokio::test]
 async fn graph_rate_limits_are_waited_out_and_slow_answers_time_out() {
     let (server, token_hits) = fake_microsoft().await;
-    let pipeline = pipeline(&microsoft_settings(&server, "fake~client~secret"));
+    let pipeline = pipeline(&microsoft_settings(&server, MS_CLIENT_SECRET));
     let report = check(
         &pipeline,
         &format!("Slow: {SLUGGISH}\nBudget: {THROTTLED}\n"),

@@ -74,6 +74,25 @@ pub async fn harness_keeping(
     data: Option<std::sync::Arc<dyn sourcebot::store::workspace_data::WorkspaceData>>,
     adjust: impl FnOnce(&mut SlackSettings),
 ) -> Harness {
+    let mut config = Config::default();
+    config.verify.allow_private = true;
+    harness_starting(slack, installations, data, config, adjust).await
+}
+
+/// The bot with the pipeline settings `config` (e.g. products read from variables with
+/// `Config::from_lookup`) and the test's Slack settings, on the fake Slack `slack`.
+pub async fn harness_configured(slack: std::sync::Arc<FakeSlack>, config: Config) -> Harness {
+    harness_starting(slack, None, None, config, |_| {}).await
+}
+
+/// [`harness_keeping`] with the pipeline settings `config`.
+async fn harness_starting(
+    slack: std::sync::Arc<FakeSlack>,
+    installations: Option<std::sync::Arc<dyn slack::Installations>>,
+    data: Option<std::sync::Arc<dyn sourcebot::store::workspace_data::WorkspaceData>>,
+    config: Config,
+    adjust: impl FnOnce(&mut SlackSettings),
+) -> Harness {
     sourcebot::verify::install_crypto_provider();
     let mut settings = SlackSettings::from_lookup(|name| match name {
         "SLACK_BOT_TOKEN" => Some("xoxb-test".into()),
@@ -85,8 +104,6 @@ pub async fn harness_keeping(
     })
     .expect("settings");
     adjust(&mut settings);
-    let mut config = Config::default();
-    config.verify.allow_private = true;
     let metrics = sourcebot::metrics::Metrics::new();
     let state = Bot::state_from(&settings, &metrics).expect("state");
     let bot = Bot::start_with_data(&settings, config, metrics, state, installations, data)

@@ -8,6 +8,7 @@
 
 pub mod bot;
 pub mod cli;
+pub mod cloud_fakes;
 pub mod dns;
 pub mod hostile;
 pub mod llm;
@@ -16,6 +17,7 @@ pub mod outage;
 pub mod pdf;
 pub mod pipeline;
 pub mod postgres;
+pub mod product_docs;
 pub mod redis;
 pub mod serve;
 pub mod slack;

@@ -29,7 +29,7 @@
 //! `slack_people.rs` users and the App Home; `slack_listener.rs` the listener that can
 //! go away.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
@@ -284,6 +284,10 @@ struct Inner {
     tokens_issued: u64,
     /// Files `files.info` knows, by id.
     files: HashMap<String, Value>,
+    /// A snippet's text, which `files.info` gives beside the file (`content`), by id.
+    file_contents: HashMap<String, String>,
+    /// Channels (`C…`) that are private, as `conversations.info` tells.
+    private_channels: HashSet<String>,
     /// Users, Home tabs and refused block types (`slack_people.rs`).
     people: people::People,
 }
@@ -447,6 +451,8 @@ impl FakeSlack {
                 refresh_tokens: HashMap::new(),
                 tokens_issued: 0,
                 files: HashMap::new(),
+                file_contents: HashMap::new(),
+                private_channels: HashSet::new(),
                 people: people::People::default(),
             }),
             changed: Notify::new(),
@@ -584,6 +590,23 @@ impl FakeSlack {
     pub fn add_file(&self, file: Value) {
         let id = file["id"].as_str().unwrap_or_default().to_string();
         self.shared.lock().files.insert(id, file);
+    }
+
+    /// Makes the snippet `file` known with its text `content` (`files.info` gives it
+    /// beside the file, as Slack does for snippets).
+    pub fn add_snippet(&self, file: Value, content: &str) {
+        let id = file["id"].as_str().unwrap_or_default().to_string();
+        let mut inner = self.shared.lock();
+        inner.file_contents.insert(id.clone(), content.to_string());
+        inner.files.insert(id, file);
+    }
+
+    /// Makes the channel `channel` (a `C…` id) private, as `conversations.info` says.
+    pub fn set_private(&self, channel: &str) {
+        self.shared
+            .lock()
+            .private_channels
+            .insert(channel.to_string());
     }
 
     /// Seeds `message` into `channel`'s history (a reply when `thread_ts` is set and

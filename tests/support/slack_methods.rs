@@ -14,6 +14,7 @@ const KNOWN_METHODS: &[&str] = &[
     "chat.getPermalink",
     "conversations.history",
     "conversations.replies",
+    "conversations.info",
     "apps.connections.open",
     "oauth.v2.access",
     "files.info",
@@ -67,10 +68,18 @@ pub(super) fn dispatch(inner: &mut Inner, base: &str, call: &Call) -> Value {
                 .and_then(Value::as_str)
                 .unwrap_or_default();
             match inner.files.get(id) {
-                Some(file) => json!({ "ok": true, "file": file }),
+                Some(file) => {
+                    let mut reply = json!({ "ok": true, "file": file, "comments": [] });
+                    if let Some(content) = inner.file_contents.get(id) {
+                        reply["content"] = json!(content);
+                        reply["is_truncated"] = json!(false);
+                    }
+                    reply
+                }
                 None => json!({ "ok": false, "error": "file_not_found" }),
             }
         }
+        "conversations.info" => conversation_info(inner, params),
         "conversations.replies" => replies(inner, params),
         "views.open" => views_open(params),
         "views.publish" => people::views_publish(inner, params),
@@ -729,4 +738,31 @@ pub(super) fn check_blocks_up_to(blocks: &Value, max: usize) -> Option<String> {
         }
     }
     None
+}
+
+/// `conversations.info`: the conversation object as Slack's reference shows it, public
+/// unless it is a direct message (`D…`), a private group (`G…`) or a channel the test
+/// made private ([`FakeSlack::set_private`]).
+fn conversation_info(inner: &Inner, params: &Value) -> Value {
+    let Some(id) = p_str(params, "channel") else {
+        return slack_error("channel_not_found");
+    };
+    let im = id.starts_with('D');
+    let private = im || id.starts_with('G') || inner.private_channels.contains(id);
+    json!({
+        "ok": true,
+        "channel": {
+            "id": id,
+            "name": if im { Value::Null } else { json!(format!("channel-{}", id.to_lowercase())) },
+            "is_channel": !im && !id.starts_with('G'),
+            "is_group": id.starts_with('G'),
+            "is_im": im,
+            "is_mpim": false,
+            "is_private": private,
+            "created": 1_700_000_000,
+            "is_archived": false,
+            "is_general": false,
+            "is_member": true,
+        }
+    })
 }
