@@ -73,9 +73,29 @@ pub fn report_judge(report: &Report) -> &'static str {
 
 /// What is kept of a report that got feedback: its sources with their verdicts, its
 /// claims with their verdicts, quotes and missing words, and its figures — the labelled
-/// data `sourcebot feedback export` prints. The answer's own text is not among them.
+/// data `sourcebot feedback export` prints. The answer's own text is not among them, and
+/// neither is anything of what sourcebot read with its own credentials: an internal
+/// document's or a Slack message's quote, and the model's reason about it, are dropped
+/// (kept, they would sit in the database for the history's days).
 pub fn report_evidence(report: &Report) -> Value {
-    let whole = serde_json::to_value(report).unwrap_or(Value::Null);
+    let mut report = report.clone();
+    let internal: std::collections::HashSet<usize> = report
+        .sources()
+        .filter(|s| s.read_via.as_ref().is_some_and(|via| via.is_internal()))
+        .map(|s| s.id)
+        .collect();
+    for support in report
+        .claims
+        .iter_mut()
+        .flat_map(|c| c.support.iter_mut())
+        .filter(|s| internal.contains(&s.source))
+    {
+        support.quote = None;
+        if support.judge == SupportJudge::Llm {
+            support.reason = None;
+        }
+    }
+    let whole = serde_json::to_value(&report).unwrap_or(Value::Null);
     let mut kept = serde_json::Map::new();
     for key in [
         "groups",
@@ -334,6 +354,42 @@ mod tests {
         assert_eq!(counts.claims as usize, crate::render::claims_total(&report));
         assert_eq!(counts.uncited, 1, "{:?}", report.claims);
         assert_eq!(report_judge(&report), "builtin");
+    }
+
+    #[test]
+    fn what_sourcebot_read_with_its_credentials_is_not_kept_with_the_feedback() {
+        use crate::model::{ClaimSupport, ReadVia, SupportVerdict};
+        let answer = crate::model::Answer::from_text(
+            "Deploys freeze at 18:00 [1]. Rollbacks need a ticket [2].\n\n[1] https://acme.atlassian.net/wiki/spaces/ENG/pages/1/Runbook - Runbook\n[2] https://b.example/rollback - Rollback",
+        );
+        let mut report = crate::build_report(
+            &answer,
+            crate::collect::collect(&answer, &crate::collect::CollectOptions::default()),
+        );
+        let quoted = |source: usize, words: &str| ClaimSupport {
+            source,
+            score: 1.0,
+            verdict: SupportVerdict::Supported,
+            quote: Some(words.to_string()),
+            missing: vec!["18:00".into()],
+            reason: Some(format!("It says: {words}")),
+            judge: SupportJudge::Llm,
+        };
+        report.claims[0].support = vec![quoted(1, "SECRET runbook words")];
+        report.claims[1].support = vec![quoted(2, "Public page words")];
+        for source in report.groups.iter_mut().flat_map(|g| g.sources.iter_mut()) {
+            source.read_via = Some(if source.id == 1 {
+                ReadVia::Product {
+                    product: "Confluence".into(),
+                }
+            } else {
+                ReadVia::Web
+            });
+        }
+        let kept = report_evidence(&report).to_string();
+        assert!(!kept.contains("SECRET runbook words"), "{kept}");
+        assert!(kept.contains("Public page words"), "{kept}");
+        assert!(kept.contains("18:00"), "the claim's own missing words stay");
     }
 
     #[test]
