@@ -1,10 +1,11 @@
 //! What the Google Drive and Microsoft Graph tests share (tests/products_cloud.rs checks
-//! links, tests/products_read_cloud.rs reads the documents): the throwaway service
-//! account's key file, Google's token endpoint (which verifies the RS256 JWT of the
-//! signed-JWT grant with the test key's public half and the scope asked), Microsoft's
-//! client-credentials token endpoint, a bearer check for the APIs' routes, each
-//! product's error body, and the settings that point sourcebot at the fakes. The token
-//! replies and error bodies have the shapes of each product's own reference:
+//! links, tests/products_read_drive.rs and tests/products_read_graph.rs read the
+//! documents, through the fakes of `cloud_docs`): the throwaway service account's key
+//! file, Google's token endpoint (which verifies the RS256 JWT of the signed-JWT grant
+//! with the test key's public half and the scope asked), Microsoft's client-credentials
+//! token endpoint, a bearer check for the APIs' routes, each product's error body, and
+//! the settings that point sourcebot at the fakes. The token replies and error bodies
+//! have the shapes of each product's own reference:
 //!
 //! - Google's token reply and `invalid_grant`: "Using OAuth 2.0 for Server to Server
 //!   Applications" (developers.google.com/identity/protocols/oauth2/service-account).

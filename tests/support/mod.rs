@@ -8,6 +8,7 @@
 
 pub mod bot;
 pub mod cli;
+pub mod cloud_docs;
 pub mod cloud_fakes;
 pub mod dns;
 pub mod hostile;
@@ -18,6 +19,7 @@ pub mod pdf;
 pub mod pipeline;
 pub mod postgres;
 pub mod product_docs;
+pub mod product_reads;
 pub mod redis;
 pub mod serve;
 pub mod slack;

@@ -1,12 +1,13 @@
 //! Fake product APIs that serve internal documents, for the support check's reading
-//! tests (tests/products_read.rs): Confluence Cloud and Data Center, Jira Cloud (API v3,
-//! Atlassian Document Format) and Data Center (API v2, wiki markup), Notion and a
-//! GitHub Enterprise-like host. Each fake answers a link's check (the item's metadata)
-//! and the support check's content call (the document's text) apart, the way the
-//! product tells them apart: Confluence's `body-format`/`expand`, Jira's `fields`,
-//! Notion's block children, GitHub's raw media type. A document's content call can be
-//! made to refuse (403), to ask for a wait (429 with `Retry-After`), to be larger than
-//! the read cap, or to be empty.
+//! tests (tests/products_read_*.rs; what they check a report with is in
+//! `product_reads`): Confluence Cloud and Data Center, Jira Cloud (API v3, Atlassian
+//! Document Format) and Data Center (API v2, wiki markup), Notion and a GitHub
+//! Enterprise-like host. Each fake answers a link's check (the item's metadata) and the
+//! support check's content call (the document's text) apart, the way the product tells
+//! them apart: Confluence's `body-format`/`expand`, Jira's `fields`, Notion's block
+//! children, GitHub's raw media type ([`split`] for a route of a test's own). A
+//! document's content call can be made to refuse (403), to ask for a wait (429 with
+//! `Retry-After`), to be larger than the read cap, or to be empty.
 //!
 //! Every reply is built from a fixture of tests/data/products/read/ (see its README for
 //! the reference page each shape comes from), with the document's id, title and text
@@ -603,4 +604,16 @@ pub fn github_file_metadata(path: &str, bytes: &[u8]) -> Value {
         file[key] = json!(value);
     }
     file
+}
+
+/// A route answering the content call (`is_content`) with `content` and the link's
+/// check with `check`.
+pub fn split(check: Value, is_content: fn(&RequestInfo) -> bool, content: Action) -> Route {
+    Route::new(move |request, _| {
+        if is_content(request) {
+            content.clone()
+        } else {
+            reply(200, &check)
+        }
+    })
 }
