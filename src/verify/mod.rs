@@ -23,15 +23,17 @@
 //! page; redirects, retry), `fetch` (a page's body, size- and time-capped, into
 //! [`crate::page`]), `limits` (global and per-host caps, with slow start), `cache`
 //! (TTLs, bounded size, one probe per URL in flight), `page_cache` (the same for pages,
-//! also bounded in bytes, with the verdict each read gave) and `health` (hosts that
-//! let a probe time out and answered nothing are not waited on again for each of
-//! their links).
+//! also bounded in bytes, with the verdict each read gave, and the internal documents
+//! read for the support check), `health` (hosts that let a probe time out and answered
+//! nothing are not waited on again for each of their links) and `internal` (links
+//! checked and read through their products' APIs: [`InternalChecker`]).
 
 mod cache;
 mod fetch;
 pub(crate) mod flights;
 pub mod guard;
 mod health;
+mod internal;
 mod limits;
 mod page_cache;
 mod probe;
@@ -45,10 +47,11 @@ use crate::page::PageRead;
 use crate::state::BotState;
 use cache::{Probed, VerdictCache};
 pub use fetch::{DEFAULT_FETCH_MAX_BYTES, DEFAULT_FETCH_TIMEOUT};
-use futures_util::future::BoxFuture;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use guard::{judge_url, GuardPolicy};
 use health::HostHealth;
+use internal::check_internal;
+pub use internal::{Checked, Checkers, InternalChecker};
 use limits::Limits;
 use page_cache::PageCache;
 pub use probe::MAX_REDIRECTS;
@@ -134,107 +137,6 @@ impl Default for VerifySettings {
         }
     }
 }
-
-/// A verdict from a product's API, and the title the product gives the source.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Checked {
-    /// The verdict.
-    pub verdict: Verdict,
-    /// The product's title for it (a page's, an issue's, a file's name), when found.
-    pub title: Option<String>,
-    /// The kind the product says it is, when its link alone does not tell: a file in a
-    /// private GitHub repository is internal, grouped with files, not with the web.
-    pub kind: Option<SourceKind>,
-}
-
-impl Checked {
-    /// A verdict without a title.
-    pub fn untitled(verdict: Verdict) -> Checked {
-        Checked {
-            verdict,
-            title: None,
-            kind: None,
-        }
-    }
-}
-
-/// Checks internal links (Slack permalinks, wiki pages, documents) through their own
-/// API instead of an HTTP probe. The Slack bot provides one for permalinks; the
-/// product checkers (`crate::products`) one per product. A checker that handles a
-/// link takes it from the web prober too (a GitHub link goes to GitHub's API).
-pub trait InternalChecker: Send + Sync + 'static {
-    /// Whether this checker can judge a source of `kind` at `url`.
-    fn handles(&self, kind: SourceKind, url: &str) -> bool;
-    /// The verdict for `url`; never fails (a failure is a verdict).
-    fn check<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Verdict>;
-    /// The verdict for `url` and the product's title for it (the default: no title).
-    fn check_titled<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Checked> {
-        Box::pin(async move { Checked::untitled(self.check(url).await) })
-    }
-    /// The text of the source at `url`, for the support check, when its API gives
-    /// content; `None` when this checker reads no content (the default).
-    fn read<'a>(&'a self, _url: &'a str) -> BoxFuture<'a, Option<crate::page::PageRead>> {
-        Box::pin(async { None })
-    }
-}
-
-/// Several internal checkers as one: each link goes to the first that handles it
-/// (the order given: a workspace's own checker before the product checkers).
-pub struct Checkers(pub Vec<Arc<dyn InternalChecker>>);
-
-impl Checkers {
-    fn first(&self, kind: Option<SourceKind>, url: &str) -> Option<&Arc<dyn InternalChecker>> {
-        self.0.iter().find(|c| match kind {
-            Some(kind) => c.handles(kind, url),
-            None => SourceKind::ALL.into_iter().any(|k| c.handles(k, url)),
-        })
-    }
-
-    /// `first` then `rest` as one checker; either alone when the other is `None`.
-    pub fn chain(
-        first: Option<&Arc<dyn InternalChecker>>,
-        rest: Option<&Arc<dyn InternalChecker>>,
-    ) -> Option<Arc<dyn InternalChecker>> {
-        match (first, rest) {
-            (Some(a), Some(b)) if !Arc::ptr_eq(a, b) => {
-                Some(Arc::new(Checkers(vec![a.clone(), b.clone()])))
-            }
-            (Some(a), _) => Some(a.clone()),
-            (None, b) => b.cloned(),
-        }
-    }
-}
-
-impl InternalChecker for Checkers {
-    fn handles(&self, kind: SourceKind, url: &str) -> bool {
-        self.0.iter().any(|c| c.handles(kind, url))
-    }
-
-    fn check<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Verdict> {
-        Box::pin(async move { self.check_titled(url).await.verdict })
-    }
-
-    fn check_titled<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Checked> {
-        Box::pin(async move {
-            match self.first(None, url) {
-                Some(checker) => checker.check_titled(url).await,
-                None => Checked::untitled(Verdict::not_checked("no checker for this link")),
-            }
-        })
-    }
-
-    fn read<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Option<crate::page::PageRead>> {
-        Box::pin(async move {
-            match self.first(None, url) {
-                Some(checker) => checker.read(url).await,
-                None => None,
-            }
-        })
-    }
-}
-
-/// Internal links checked at once per answer.
-const INTERNAL_CONCURRENCY: usize = 4;
 
 /// Why a verifier could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -864,7 +766,7 @@ impl Verifier {
         let read: Vec<bool> = urls.iter().map(|url| to_read.contains(*url)).collect();
         let (outcome, internal_verdicts) = tokio::join!(
             self.check_batch(&urls, &read, progress),
-            check_internal(&self.inner.settings, internal, &plan.internal)
+            check_internal(&self.inner.settings, internal, plan.internal_urls())
         );
         apply_checked(report, &plan.internal, internal_verdicts);
         apply(report, &plan.web, outcome.verdicts.iter().cloned());
@@ -889,7 +791,7 @@ impl Verifier {
         let outcome = self.check_urls_thoroughly(&distinct, progress).await;
         for (report, plan) in reports.iter_mut().zip(&plans) {
             let internal_verdicts =
-                check_internal(&self.inner.settings, internal, &plan.internal).await;
+                check_internal(&self.inner.settings, internal, plan.internal_urls()).await;
             apply_checked(report, &plan.internal, internal_verdicts);
             let verdicts = plan.web.iter().map(|t| {
                 index_of
@@ -1003,6 +905,13 @@ struct Plan {
     internal: Vec<Target>,
 }
 
+impl Plan {
+    /// The internal links, in order.
+    fn internal_urls(&self) -> Vec<String> {
+        self.internal.iter().map(|t| t.url.clone()).collect()
+    }
+}
+
 /// Records `verdicts` on the sources `targets` name, in order.
 fn apply(report: &mut Report, targets: &[Target], verdicts: impl IntoIterator<Item = Verdict>) {
     for (target, verdict) in targets.iter().zip(verdicts) {
@@ -1056,46 +965,6 @@ pub(crate) fn retitle(source: &mut Source, title: &str) {
         source.link().is_some_and(made_from) || source.url.as_deref().is_some_and(made_from);
     if made_from_link {
         source.title = title.chars().take(crate::page::MAX_TITLE_CHARS).collect();
-    }
-}
-
-/// Internal links through `checker`, a few at a time, within the same budget as the
-/// web links.
-async fn check_internal(
-    settings: &VerifySettings,
-    checker: Option<&Arc<dyn InternalChecker>>,
-    targets: &[Target],
-) -> Vec<Checked> {
-    let Some(checker) = checker else {
-        return Vec::new();
-    };
-    let budget = settings.timeout + BATCH_GRACE;
-    let deadline = tokio::time::Instant::now() + budget;
-    let urls: Vec<String> = targets.iter().map(|t| t.url.clone()).collect();
-    let checks = futures_util::stream::iter(urls.into_iter().map(|url| {
-        let checker = checker.clone();
-        async move { internal_verdict(checker, url, deadline, budget).await }
-    }))
-    .buffered(INTERNAL_CONCURRENCY);
-    checks.collect().await
-}
-
-/// One internal link's verdict, cut off at `deadline`.
-async fn internal_verdict(
-    checker: Arc<dyn InternalChecker>,
-    url: String,
-    deadline: tokio::time::Instant,
-    budget: Duration,
-) -> Checked {
-    match tokio::time::timeout_at(deadline, checker.check_titled(&url)).await {
-        Ok(checked) => checked,
-        Err(_) => Checked::untitled(Verdict {
-            class: VerdictClass::TimedOut,
-            status_code: None,
-            final_url: Some(url.clone()),
-            elapsed_ms: Some(u64::try_from(budget.as_millis()).unwrap_or(u64::MAX)),
-            reason: Some(format!("no answer within {}", seconds(budget))),
-        }),
     }
 }
 
