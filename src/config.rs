@@ -491,6 +491,61 @@ mod tests {
     }
 
     #[test]
+    fn internal_documents_settings_and_the_products_hosts_are_read() {
+        let c = config(&[]).unwrap();
+        assert!(!c.support.model_reads_internal, "off by default");
+        assert!(c.render.internal_quotes, "on by default");
+        let c = config(&[
+            (LLM_READS_INTERNAL, "on"),
+            (INTERNAL_QUOTES, "off"),
+            (
+                "SOURCEBOT_CONFLUENCE_URL",
+                "https://acme.atlassian.net/wiki",
+            ),
+            ("SOURCEBOT_CONFLUENCE_EMAIL", "bot@acme.io"),
+            ("SOURCEBOT_CONFLUENCE_TOKEN", "tok"),
+            ("SOURCEBOT_JIRA_URL", "https://jira.acme.io"),
+            ("SOURCEBOT_GITHUB_TOKEN", "ghp_x"),
+            ("SOURCEBOT_GITHUB_API_URL", "https://ghe.acme.io/api/v3"),
+        ])
+        .unwrap();
+        assert!(c.support.model_reads_internal);
+        assert!(!c.render.internal_quotes);
+        assert_eq!(
+            c.collect.kind_rules.confluence_hosts,
+            ["acme.atlassian.net", "jira.acme.io"]
+        );
+        assert_eq!(c.collect.kind_rules.file_hosts, ["ghe.acme.io"]);
+        let rules = &c.collect.kind_rules;
+        use crate::collect::kind::classify;
+        assert_eq!(
+            classify("https://jira.acme.io/browse/OPS-1", rules),
+            SourceKind::Confluence
+        );
+        assert_eq!(
+            classify("https://ghe.acme.io/acme/tools/blob/main/README.md", rules),
+            SourceKind::File
+        );
+        // github.com stays on the web: a public repository is for anyone to read.
+        let public = config(&[("SOURCEBOT_GITHUB_TOKEN", "ghp_x")]).unwrap();
+        assert!(public.collect.kind_rules.file_hosts.is_empty());
+        // A Data Center site under a context path leaves its host's other pages alone.
+        let dc = config(&[
+            (
+                "SOURCEBOT_CONFLUENCE_URL",
+                "https://intranet.acme.io/confluence",
+            ),
+            ("SOURCEBOT_CONFLUENCE_PAT", "pat"),
+        ])
+        .unwrap();
+        assert!(dc.collect.kind_rules.confluence_hosts.is_empty());
+        let error = config(&[(LLM_READS_INTERNAL, "maybe")]).unwrap_err();
+        assert_eq!(error.name, LLM_READS_INTERNAL);
+        let error = config(&[(INTERNAL_QUOTES, "sometimes")]).unwrap_err();
+        assert_eq!(error.name, INTERNAL_QUOTES);
+    }
+
+    #[test]
     fn reads_every_setting() {
         let c = config(&[
             (CONFLUENCE_HOSTS, "wiki.acme.io, *.corp.example"),

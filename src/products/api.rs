@@ -221,7 +221,7 @@ impl ProductApi {
 
     /// GETs a document's bytes at `url` (a file, an export), up to the document size
     /// cap. A redirect (Microsoft Graph sends its downloads to a pre-authenticated
-    /// address) is followed, at most [`MAX_DOWNLOAD_REDIRECTS`] of them, to http(s)
+    /// address) is followed, at most three of them, to http(s)
     /// only and never from https to http; the credentials and headers go only to the
     /// configured API's own origin.
     pub async fn get_bytes(
@@ -675,6 +675,26 @@ mod tests {
             "https://ghe.acme.io/api/v3/repos/a%2F..%2Fb/c%3Fd?ref=x+y"
         );
         assert_eq!(url.host_str(), Some("ghe.acme.io"));
+    }
+
+    #[test]
+    fn downloads_follow_redirects_to_http_s_only_and_never_down_to_http() {
+        let url = |s: &str| Url::parse(s).expect("url");
+        let graph = url("https://graph.microsoft.com/v1.0/shares/u!x/driveItem/content");
+        assert!(may_follow(
+            &graph,
+            &url("https://acme.sharepoint.com/_layouts/15/download.aspx?tempauth=x")
+        ));
+        assert!(!may_follow(&graph, &url("http://acme.sharepoint.com/x")));
+        assert!(!may_follow(&graph, &url("file:///etc/passwd")));
+        assert!(!may_follow(&graph, &url("ftp://acme.example/x")));
+        let local = url("http://127.0.0.1:9000/content");
+        assert!(may_follow(&local, &url("http://127.0.0.2:9001/download")));
+        assert!(may_follow(&local, &url("https://cdn.example/download")));
+        assert!(is_redirect(302) && is_redirect(307) && !is_redirect(304));
+        assert_eq!(size_in_words(2 << 20), "2 MiB");
+        assert_eq!(size_in_words(4096), "4 KiB");
+        assert_eq!(size_in_words(1000), "1000 bytes");
     }
 
     #[test]

@@ -393,7 +393,32 @@ pub(crate) fn dangling_list(report: &Report) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::uncited_in_words;
+    use super::*;
+    use crate::model::Answer;
+
+    #[test]
+    fn atlassians_group_is_headed_jira_where_it_holds_jira_issues() {
+        let answer = Answer::from_text(
+            "Freezes [1]. Rota [2]. Policy [3].\n\n\
+             [1] https://acme.atlassian.net/browse/OPS-1 - Freeze ticket\n\
+             [2] https://acme.atlassian.net/wiki/spaces/ENG/pages/1/Rota - Rota\n\
+             [3] https://www.notion.so/acme/Policy-0123456789abcdef0123456789abcdef - Policy",
+        );
+        let report = crate::check(&answer, &Default::default());
+        let headings = |report: &Report| -> Vec<&'static str> {
+            kind_sections(report, &RenderOptions::default())
+                .iter()
+                .map(|s| s.heading)
+                .collect()
+        };
+        assert_eq!(headings(&report), ["Confluence and Jira", "Files"]);
+        let mut jira_only = report.clone();
+        jira_only.groups[0].sources.retain(|s| s.id == 1);
+        assert_eq!(headings(&jira_only)[0], "Jira");
+        let mut wiki_only = report;
+        wiki_only.groups[0].sources.retain(|s| s.id == 2);
+        assert_eq!(headings(&wiki_only)[0], "Confluence");
+    }
 
     #[test]
     fn the_uncited_count_reads_as_words() {

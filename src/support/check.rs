@@ -436,3 +436,52 @@ fn unreadable(reason: &str, target: &Target) -> Vec<(usize, ClaimSupport)> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ReadVia;
+
+    fn judged(verdict: SupportVerdict) -> (usize, ClaimSupport) {
+        (
+            0,
+            ClaimSupport {
+                source: 1,
+                score: 0.2,
+                verdict,
+                quote: Some("The part read.".into()),
+                missing: vec!["1909".into()],
+                reason: None,
+                judge: SupportJudge::Builtin,
+            },
+        )
+    }
+
+    #[test]
+    fn a_document_read_in_part_supports_a_claim_or_leaves_it_unjudged() {
+        let mut results = [
+            judged(SupportVerdict::Supported),
+            judged(SupportVerdict::PartlySupported),
+            judged(SupportVerdict::NotSupported),
+        ];
+        only_what_the_part_says(&mut results);
+        assert_eq!(results[0].1.verdict, SupportVerdict::Supported);
+        assert_eq!(results[0].1.missing, ["1909"]);
+        for (_, support) in &results[1..] {
+            assert_eq!(support.verdict, SupportVerdict::Unreadable);
+            assert_eq!(support.reason.as_deref(), Some(READ_IN_PART));
+            assert!(support.missing.is_empty() && support.quote.is_none());
+        }
+        let page = |truncated: bool, read_via: ReadVia| {
+            crate::page::document("Some text.".into(), None, truncated, read_via)
+        };
+        let confluence = ReadVia::Product {
+            product: "Confluence".into(),
+        };
+        assert!(page_read_in_part(&page(true, confluence.clone())));
+        assert!(!page_read_in_part(&page(false, confluence)));
+        // A web page cut at the size cap is judged as it always was.
+        let web = page(true, ReadVia::Web);
+        assert!(!page_read_in_part(&web));
+    }
+}
