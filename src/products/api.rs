@@ -192,10 +192,8 @@ impl ProductApi {
         headers: &[(&str, &str)],
         deadline: Instant,
     ) -> Result<Value, ApiFailure> {
-        let reply = self
-            .send(self.http.get(url), auth, headers, deadline, MAX_REPLY_BYTES)
-            .await?;
-        json_of(&reply.bytes)
+        self.get_json_within(url, auth, headers, deadline, MAX_REPLY_BYTES)
+            .await
     }
 
     /// GETs a document's JSON (a page with its body, an issue with its comments) at
@@ -207,14 +205,21 @@ impl ProductApi {
         headers: &[(&str, &str)],
         deadline: Instant,
     ) -> Result<Value, ApiFailure> {
+        self.get_json_within(url, auth, headers, deadline, self.max_document_bytes)
+            .await
+    }
+
+    /// GETs `url` as JSON of at most `max` bytes.
+    async fn get_json_within(
+        &self,
+        url: Url,
+        auth: &Auth,
+        headers: &[(&str, &str)],
+        deadline: Instant,
+        max: usize,
+    ) -> Result<Value, ApiFailure> {
         let reply = self
-            .send(
-                self.http.get(url),
-                auth,
-                headers,
-                deadline,
-                self.max_document_bytes,
-            )
+            .send(self.http.get(url), auth, headers, deadline, max)
             .await?;
         json_of(&reply.bytes)
     }

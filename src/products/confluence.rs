@@ -531,7 +531,7 @@ impl ConfluenceChecker {
                     .get("title")
                     .and_then(Value::as_str)
                     .map(str::to_string);
-                document::text(&self.api, storage_to_text(storage), title, false)
+                document::text(&self.api, [storage_to_text(storage)], title, false)
             }
             Err(failure) => document::failed(&self.api, &failure, self.settings.secret_setting()),
         }

@@ -26,9 +26,20 @@ pub fn failed(api: &ProductApi, failure: &ApiFailure, setting: &str) -> PageRead
     PageRead::unreadable(reason)
 }
 
-/// A document whose `text` the product's API gave (already plain: blocks separated by
-/// `"\n\n"`), titled `title`; `truncated` when a paginated API stopped at its cap.
-pub fn text(api: &ProductApi, text: String, title: Option<String>, truncated: bool) -> PageRead {
+/// A document made of the `parts` its product's API gave (each already plain: blocks
+/// separated by `"\n\n"`; an issue's summary, description and comments, say), blank
+/// ones left out, titled `title`; `truncated` when a paginated API stopped at its cap.
+pub fn text(
+    api: &ProductApi,
+    parts: impl IntoIterator<Item = String>,
+    title: Option<String>,
+    truncated: bool,
+) -> PageRead {
+    let text = parts
+        .into_iter()
+        .filter(|part| !part.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n");
     page::document(text, title, truncated, via(api))
 }
 
@@ -161,7 +172,7 @@ mod tests {
             Some("the document is larger than sourcebot reads (2 MiB)")
         );
         assert_eq!(
-            text(&api, String::new(), None, false).unreadable_reason(),
+            text(&api, [String::new(), " ".into()], None, false).unreadable_reason(),
             Some(page::NO_DOCUMENT_TEXT)
         );
     }

@@ -448,7 +448,7 @@ impl GithubChecker {
         if path.is_none() || is_markdown(name) {
             return match String::from_utf8(download.bytes) {
                 Ok(markdown) => {
-                    document::text(&self.api, markdown_to_text(&markdown), title, false)
+                    document::text(&self.api, [markdown_to_text(&markdown)], title, false)
                 }
                 Err(_) => PageRead::unreadable("the file is not UTF-8 text"),
             };
@@ -510,14 +510,9 @@ impl GithubChecker {
             read += comments.len();
             parts.extend(comments.iter().map(|c| markdown_to_text(&text(c, "body"))));
         }
-        let joined = parts
-            .into_iter()
-            .filter(|p| !p.trim().is_empty())
-            .collect::<Vec<_>>()
-            .join("\n\n");
         document::text(
             &self.api,
-            joined,
+            parts,
             Some(title).filter(|t| !t.is_empty()),
             read < total,
         )
@@ -536,7 +531,7 @@ impl GithubChecker {
                     .and_then(Value::as_str)
                     .unwrap_or_default();
                 let title = message.lines().next().map(str::to_string);
-                document::text(&self.api, markdown_to_text(message), title, false)
+                document::text(&self.api, [markdown_to_text(message)], title, false)
             }
             Err(failure) => document::failed(&self.api, &failure, GITHUB_TOKEN),
         }

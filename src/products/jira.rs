@@ -265,12 +265,7 @@ impl JiraChecker {
                 .iter()
                 .map(|c| Self::body_text(c.get("body").unwrap_or(&Value::Null))),
         );
-        let text = parts
-            .into_iter()
-            .filter(|p| !p.trim().is_empty())
-            .collect::<Vec<_>>()
-            .join("\n\n");
-        document::text(&self.api, text, Some(title), truncated)
+        document::text(&self.api, parts, Some(title), truncated)
     }
 }
 

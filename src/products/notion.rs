@@ -251,7 +251,7 @@ impl NotionChecker {
                 Err(failure) => return document::failed(api, &failure, NOTION_TOKEN),
             }
         }
-        document::text(api, blocks.join("\n\n"), None, truncated)
+        document::text(api, blocks, None, truncated)
     }
 }
 

@@ -86,16 +86,17 @@ impl PermalinkChecker {
         if let Some(private) = self.private.get(&channel.to_string()) {
             return private;
         }
-        match self.api.conversation_is_private(channel).await {
-            Ok(private) => {
-                self.private.insert(channel.to_string(), private);
-                private
-            }
+        let private = match self.api.conversation_is_private(channel).await {
+            Ok(private) => private,
             Err(error) => {
+                // Remembered too: a missing scope stays missing until the app is
+                // reinstalled, and erring this way only quotes less.
                 tracing::debug!(channel, %error, "cannot tell whether a conversation is public: taken as private");
                 true
             }
-        }
+        };
+        self.private.insert(channel.to_string(), private);
+        private
     }
 
     /// The text of the Slack file `file_id` at `url`: a snippet's content, a post's
