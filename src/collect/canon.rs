@@ -74,8 +74,8 @@ pub const TRACKING_PARAMS: &[&str] = &[
 /// all removed by [`canonicalize`] (compared ASCII case-insensitively).
 pub const TRACKING_PREFIX: &str = "utm_";
 
-/// Longest title [`title_from_url`] makes, in characters.
-pub const MAX_TITLE_CHARS: usize = 60;
+use super::title::cut;
+pub use super::title::MAX_TITLE_CHARS;
 
 /// Longest scheme kept in [`CanonError::NotHttp`].
 const MAX_SCHEME_CHARS: usize = 32;
@@ -339,20 +339,6 @@ fn shorten(host: &str, path: &str) -> String {
         }
     }
     cut(&format!("{host}{path}"))
-}
-
-/// The first `MAX_TITLE_CHARS - 1` characters and `…`, or all of `s` when it fits.
-pub(super) fn cut(s: &str) -> String {
-    match s.char_indices().nth(MAX_TITLE_CHARS) {
-        None => s.to_owned(),
-        Some(_) => {
-            let end = s
-                .char_indices()
-                .nth(MAX_TITLE_CHARS - 1)
-                .map_or(s.len(), |(i, _)| i);
-            format!("{}…", &s[..end])
-        }
-    }
 }
 
 /// The title of something that is not a URL with a host.

@@ -13,7 +13,7 @@
 //! becomes `�`), control characters become spaces, whitespace is collapsed, and the
 //! title is cut to [`MAX_TITLE_CHARS`] with `…`. No input panics.
 
-use super::canon::{cut, MAX_TITLE_CHARS};
+use super::title::{cut, MAX_TITLE_CHARS};
 use url::Url;
 
 /// Ids up to this many characters are shown whole (a YouTube video id has 11).

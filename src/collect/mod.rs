@@ -19,6 +19,7 @@ pub mod slack_message;
 mod sources;
 #[cfg(test)]
 mod tests;
+pub mod title;
 
 use crate::model::{
     Answer, Claim, ClaimSignal, DanglingCitation, FoundBy, InputShape, KindCounts, LinkTitle,

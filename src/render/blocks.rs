@@ -105,13 +105,13 @@ pub enum BlockLimitError {
     #[error("the view is not a modal")]
     NotAModal,
     /// A modal's title or close button that is not plain text of 1-24 characters.
-    #[error("a modal's title and close button must be plain text of 1-{max} characters, not {0}", max = crate::render::evidence::modal::MAX_VIEW_TITLE)]
+    #[error("a modal's title and close button must be plain text of 1-{max} characters, not {0}", max = crate::render::limits::MAX_VIEW_TITLE)]
     ViewTitle(usize),
     /// A modal with no blocks or more than 100.
-    #[error("{0} blocks in a modal (allowed 1-{max})", max = crate::render::evidence::modal::MAX_VIEW_BLOCKS)]
+    #[error("{0} blocks in a modal (allowed 1-{max})", max = crate::render::limits::MAX_VIEW_BLOCKS)]
     TooManyViewBlocks(usize),
     /// A modal with more block text than sourcebot keeps.
-    #[error("{0} characters of block text in a modal, more than {max}", max = crate::render::evidence::modal::MAX_VIEW_TEXT)]
+    #[error("{0} characters of block text in a modal, more than {max}", max = crate::render::limits::MAX_VIEW_TEXT)]
     ViewTooLong(usize),
 }
 

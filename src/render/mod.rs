@@ -20,6 +20,7 @@ pub mod evidence;
 pub mod feedback;
 pub(crate) mod fit;
 pub mod json;
+pub mod limits;
 pub mod mrkdwn;
 pub mod text;
 

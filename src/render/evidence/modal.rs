@@ -25,13 +25,7 @@ use crate::render::{plural, RenderOptions};
 
 /// The modal's title (plain text, at most [`MAX_VIEW_TITLE`] characters).
 pub const VIEW_TITLE: &str = "Evidence";
-/// At most this many blocks in a modal (Slack's limit).
-pub const MAX_VIEW_BLOCKS: usize = 100;
-/// At most this many characters in a modal's title and close button (Slack's limit).
-pub const MAX_VIEW_TITLE: usize = 24;
-/// At most this many characters of block text in a modal: sourcebot's own bound, so a
-/// kept view stays small in the shared state (about 40 kB) and quick to open.
-pub const MAX_VIEW_TEXT: usize = 40_000;
+pub use crate::render::limits::{MAX_VIEW_BLOCKS, MAX_VIEW_TEXT, MAX_VIEW_TITLE};
 
 /// A claim is quoted to this many characters (escaped).
 const CLAIM_MAX: usize = 500;
