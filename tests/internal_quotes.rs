@@ -54,13 +54,9 @@ async fn confluence() -> HostileServer {
     .await
 }
 
-/// The bot on `slack` with Confluence at `site` and `extra` settings.
-async fn bot(
-    slack: &std::sync::Arc<FakeSlack>,
-    site: &HostileServer,
-    extra: &[(&str, &str)],
-) -> Harness {
-    let mut vars: HashMap<String, String> = HashMap::from([
+/// The settings that read Confluence Cloud at `site`.
+fn confluence_settings(site: &HostileServer) -> HashMap<String, String> {
+    HashMap::from([
         ("SOURCEBOT_CONFLUENCE_URL".to_string(), site.url("/")),
         (
             "SOURCEBOT_CONFLUENCE_EMAIL".to_string(),
@@ -70,7 +66,16 @@ async fn bot(
             "SOURCEBOT_CONFLUENCE_TOKEN".to_string(),
             "tok-cloud".to_string(),
         ),
-    ]);
+    ])
+}
+
+/// The bot on `slack` with Confluence at `site` and `extra` settings.
+async fn bot(
+    slack: &std::sync::Arc<FakeSlack>,
+    site: &HostileServer,
+    extra: &[(&str, &str)],
+) -> Harness {
+    let mut vars = confluence_settings(site);
     vars.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     let mut config = Config::from_lookup(|name| vars.get(name).cloned()).expect("settings");
     config.verify.allow_private = true;
@@ -337,16 +342,8 @@ async fn the_model_sees_a_documents_words_only_when_the_operator_allows_it() {
     let site = confluence().await;
     let llm = FakeLlm::start(LlmMode::Judge(std::sync::Arc::new(|_: &str| "supported"))).await;
     let run = |extra: Vec<(&'static str, String)>| {
-        let mut vars: HashMap<String, String> = HashMap::from([
-            ("SOURCEBOT_CONFLUENCE_URL".to_string(), site.url("/")),
-            (
-                "SOURCEBOT_CONFLUENCE_EMAIL".to_string(),
-                "bot@acme.io".to_string(),
-            ),
-            (
-                "SOURCEBOT_CONFLUENCE_TOKEN".to_string(),
-                "tok-cloud".to_string(),
-            ),
+        let mut vars = confluence_settings(&site);
+        vars.extend([
             ("SOURCEBOT_LLM_URL".to_string(), llm.base_url()),
             ("SOURCEBOT_LLM_MODEL".to_string(), "fake-model".to_string()),
             ("SOURCEBOT_LLM_TIMEOUT".to_string(), "2s".to_string()),
