@@ -386,3 +386,34 @@ async fn the_model_sees_a_documents_words_only_when_the_operator_allows_it() {
         sourcebot::model::SupportJudge::Llm
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slack_snippets_text_is_read_and_judged() {
+    let slack = std::sync::Arc::new(FakeSlack::start().await);
+    let site = confluence().await;
+    let h = bot(&slack, &site, &[]).await;
+    // A snippet as files.info returns it (mode "snippet"), its text beside the file.
+    slack.add_snippet(
+        json!({
+            "id": "F0SNIPPET1", "name": "failover.txt", "title": "Failover notes",
+            "mode": "snippet", "filetype": "text", "mimetype": "text/plain",
+            "is_public": true, "channels": [CHANNEL], "groups": [], "ims": [],
+            "preview": "Failover to the standby region takes 4 minutes.",
+            "preview_is_truncated": false, "lines": 2
+        }),
+        "Failover to the standby region takes 4 minutes.\nThe DNS switch is manual.",
+    );
+    let link = "https://files.slack.com/files-pri/T0001-F0SNIPPET1/failover.txt";
+    let text = format!(
+        "Failover to the standby region takes 4 minutes [1].\n\n[1] {link} - Failover notes"
+    );
+    let calls = mention(&h, CHANNEL, "EvSnippet1", "1700004600.000100", &text).await;
+    let modal = press(&h, CHANNEL, &last_key(&calls)).await.to_string();
+    assert!(modal.contains("*supported*"), "{modal}");
+    assert!(
+        modal.contains("Failover to the standby region takes 4 minutes."),
+        "{modal}"
+    );
+    // The check's files.info served the read too.
+    assert_eq!(slack.calls_to("files.info").len(), 1);
+}
