@@ -10,11 +10,11 @@
 
 mod support;
 
-use support::pipeline::check;
+use support::pipeline::{check, source};
 
 use serde_json::{json, Value};
 use sourcebot::config::Config;
-use sourcebot::model::{Report, Source, VerdictClass};
+use sourcebot::model::{Report, VerdictClass};
 use sourcebot::pipeline::Pipeline;
 use sourcebot::products::microsoft::share_id;
 use std::io::Write;
@@ -33,19 +33,6 @@ fn pipeline(vars: &[(&str, String)]) -> Pipeline {
     let mut vars = vars.to_vec();
     vars.push(("SOURCEBOT_VERIFY_TIMEOUT", "2s".into()));
     support::pipeline::pipeline(&vars)
-}
-
-/// The source citing `link`.
-fn source<'a>(report: &'a Report, link: &str) -> &'a Source {
-    report
-        .sources()
-        .find(|s| s.url.as_deref() == Some(link) || s.canonical_url.as_deref() == Some(link))
-        .unwrap_or_else(|| {
-            panic!(
-                "no source for {link}: {:#?}",
-                report.sources().collect::<Vec<_>>()
-            )
-        })
 }
 
 /// Asserts `link`'s verdict class, reason and title in `report`.

@@ -68,18 +68,7 @@ pub fn fixture(json: &str, key: &str) -> Value {
         .unwrap_or_else(|| panic!("no {key:?} in the fixture"))
 }
 
-/// The source citing `link`.
-pub fn source<'a>(report: &'a Report, link: &str) -> &'a Source {
-    report
-        .sources()
-        .find(|s| s.url.as_deref() == Some(link) || s.canonical_url.as_deref() == Some(link))
-        .unwrap_or_else(|| {
-            panic!(
-                "no source for {link}: {:#?}",
-                report.sources().collect::<Vec<_>>()
-            )
-        })
-}
+pub use super::pipeline::source;
 
 /// The one judgement of the claim that says `words`.
 pub fn support<'a>(report: &'a Report, words: &str) -> &'a ClaimSupport {

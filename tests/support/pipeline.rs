@@ -1,9 +1,9 @@
-//! A pipeline built from settings given as variables, and an answer checked with it:
-//! what the product-checker tests share.
+//! A pipeline built from settings given as variables, an answer checked with it, and a
+//! source of the report found by its link: what the product-checker tests share.
 
 use sourcebot::collect::input::FormatHint;
 use sourcebot::config::Config;
-use sourcebot::model::Report;
+use sourcebot::model::{Report, Source};
 use sourcebot::pipeline::Pipeline;
 use std::collections::HashMap;
 
@@ -28,4 +28,17 @@ pub async fn check(pipeline: &Pipeline, text: &str) -> Report {
         .parse(text.as_bytes(), FormatHint::Auto)
         .expect("the answer is read");
     pipeline.check(&answer).await
+}
+
+/// The source citing `link` (as the answer wrote it, or as its canonical URL).
+pub fn source<'a>(report: &'a Report, link: &str) -> &'a Source {
+    report
+        .sources()
+        .find(|s| s.url.as_deref() == Some(link) || s.canonical_url.as_deref() == Some(link))
+        .unwrap_or_else(|| {
+            panic!(
+                "no source for {link}: {:#?}",
+                report.sources().collect::<Vec<_>>()
+            )
+        })
 }

@@ -75,13 +75,7 @@ pub fn answer(claims: &[(&str, &[usize])], links: &[String]) -> String {
     text
 }
 
-/// The source citing `link`.
-pub fn source<'a>(report: &'a Report, link: &str) -> &'a Source {
-    report
-        .sources()
-        .find(|s| s.url.as_deref() == Some(link))
-        .unwrap_or_else(|| panic!("no source {link} in {report:#?}"))
-}
+pub use super::pipeline::source;
 
 /// The claim that starts with `words`.
 pub fn claim<'a>(report: &'a Report, words: &str) -> &'a Claim {
