@@ -2,7 +2,8 @@
 //! [`Token`]s — lower-cased, stemmed (Snowball English, so "deploys" and "deployed"
 //! meet), with stop words marked, numbers normalised ("2,000" and "2000" meet; "1.5"
 //! stays one number), and whether the word was capitalised mid-sentence (a name).
-//! Citation markers (`[1]`, `[2][3]`) are not words. Nothing here allocates per
+//! Citation markers (`[1]`, `[2][3]`, `[^4]`, read as the collector's scanner reads them)
+//! are not words. Nothing here allocates per
 //! character; a page of text is tokenised in one pass.
 
 use rust_stemmers::{Algorithm, Stemmer};
@@ -204,20 +205,13 @@ pub fn tokenize(text: &str) -> Vec<Token> {
     let mut chars = text.char_indices().peekable();
     while let Some(&(start, c)) = chars.peek() {
         if c == '[' {
-            // A citation marker: `[12]`, `[1, 2]`, `[1-3]`.
-            let rest = &text[start + 1..];
-            if let Some(close) = rest.find(']') {
-                if close <= 12
-                    && rest[..close]
-                        .chars()
-                        .all(|c| c.is_ascii_digit() || matches!(c, ',' | '-' | ' ' | '–'))
-                    && rest[..close].chars().any(|c| c.is_ascii_digit())
-                {
-                    for _ in 0..=close + 1 {
-                        chars.next();
-                    }
-                    continue;
+            // A citation marker (`[12]`, `[1, 2]`, `[1-3]`, `[^4]`), read as the scanner
+            // reads it.
+            if let Some((end, _)) = crate::collect::scan::citation_marker(text, start) {
+                while chars.peek().is_some_and(|&(i, _)| i < end) {
+                    chars.next();
                 }
+                continue;
             }
         }
         if c == ':' {
@@ -353,6 +347,33 @@ mod tests {
         let tokens = tokenize("The tube can't be placed");
         assert!(tokens[0].stop);
         assert!(tokens.iter().any(|t| t.negation));
+    }
+
+    #[test]
+    fn markers_are_the_scanners_markers() {
+        // The scanner's own cases (collect::scan's `markers_of_every_shape` and
+        // `non_markers`): what it reads as a marker is no word, and what it does not
+        // read as one is.
+        let markers = "A[1]. B [1][2]. C [1, 3]. D [2-4]. E [^5]. F [3–4]";
+        assert!(!crate::collect::scan::scan(markers).markers.is_empty());
+        assert_eq!(stems(markers), ["a", "b", "c", "d", "e", "f"]);
+        for (text, words) in [
+            ("[they]", vec!["they"]),
+            ("[2409.04481]", vec!["2409.04481"]),
+            ("[0]", vec!["0"]),
+            ("[4-2]", vec!["4", "2"]),
+            ("[1-500]", vec!["1", "500"]),
+            ("[1](https://a.com)", vec!["1", "https", "a", "com"]),
+            ("[]", vec![]),
+            ("[ ]", vec![]),
+            ("[1a]", vec!["1a"]),
+        ] {
+            assert!(
+                crate::collect::scan::scan(text).markers.is_empty(),
+                "{text}"
+            );
+            assert_eq!(stems(text), words, "{text}");
+        }
     }
 
     #[test]

@@ -117,6 +117,28 @@ pub(super) fn source_tag(label: &str) -> Option<(Option<SourceKind>, &str)> {
     }
 }
 
+/// The citation marker whose `[` is at `pos` in `text` (`[1]`, `[1, 3]`, `[2-4]`,
+/// `[3–4]`, `[^5]`): where it ends (the byte after `]`) and the numbers it cites, ranges
+/// expanded, in the order written. `[1](url)` is a link, not a marker; numbers are 1 to
+/// 100,000, ranges at most 100 wide, markers at most 64 bytes. The one reading of
+/// markers that the scanner, the support tokenizer and `missing` share.
+pub fn citation_marker(text: &str, pos: usize) -> Option<(usize, Vec<u32>)> {
+    let bytes = text.as_bytes();
+    if bytes.get(pos) != Some(&b'[') {
+        return None;
+    }
+    let window = &bytes[pos + 1..(pos + 1 + MAX_MARKER_BYTES).min(bytes.len())];
+    let close = memchr::memchr(b']', window)?;
+    let inner = text.get(pos + 1..pos + 1 + close)?;
+    let end = pos + close + 2;
+    // `[1](url)` is a link and `[1]: url` a definition (read as a reference line before
+    // any marker is looked for), not markers.
+    if bytes.get(end) == Some(&b'(') {
+        return None;
+    }
+    Some((end, parse_marker_numbers(inner)?))
+}
+
 /// The numbers a marker body (`1`, `1, 3`, `2-4`, `^5`) cites, or `None` when the body
 /// is not a marker.
 pub(super) fn parse_marker_numbers(inner: &str) -> Option<Vec<u32>> {
@@ -407,4 +429,22 @@ fn url_in_candidate(s: &str, candidate: &str) -> Option<usize> {
         end -= 1;
     }
     (end > prefix).then_some(end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_marker_is_read_at_its_bracket() {
+        let text = "See [1, 3] and [^5][2–4], [1](https://a.com), [they].";
+        assert_eq!(citation_marker(text, 4), Some((10, vec![1, 3])));
+        assert_eq!(citation_marker(text, 15), Some((19, vec![5])));
+        assert_eq!(citation_marker(text, 19), Some((26, vec![2, 3, 4])));
+        assert_eq!(citation_marker(text, 28), None, "a link");
+        assert_eq!(citation_marker(text, 48), None, "a word");
+        assert_eq!(citation_marker(text, 0), None, "no bracket");
+        assert_eq!(citation_marker(text, text.len()), None);
+        assert_eq!(citation_marker("[1", 0), None);
+    }
 }
