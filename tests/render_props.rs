@@ -1,5 +1,5 @@
 //! Property tests of the renderers over arbitrary reports: hostile titles, URLs,
-//! claims, quotes, missing words, model names and warnings (arbitrary Unicode, `<>&|`,
+//! claims, quotes, missing words, differing figures, model names and warnings (arbitrary Unicode, `<>&|`,
 //! mentions, bidi and zero-width characters, 10 kB strings), 0–400 sources and random
 //! options. Whatever the input, Block Kit and the evidence modal stay within Slack's
 //! limits, every source is either listed or counted in an "…and N more", and no output
@@ -11,9 +11,9 @@ use regex::Regex;
 use serde_json::Value;
 use sourcebot::model::{
     Claim, ClaimClassification, ClaimSignal, ClaimSupport, ClaimType, ClassificationMethod,
-    DanglingCitation, FoundBy, InputShape, Metrics, Origin, Report, Source, SourceGroup,
-    SourceKind, SourceRecommendation, Span, StaleSource, SupportJudge, SupportVerdict, Verdict,
-    VerdictClass, Verification,
+    DanglingCitation, Differ, FoundBy, InputShape, Metrics, Origin, ReadVia, Report, Source,
+    SourceGroup, SourceKind, SourceRecommendation, Span, StaleSource, SupportJudge, SupportVerdict,
+    Verdict, VerdictClass, Verification,
 };
 use sourcebot::render::evidence::modal::{
     check_view_limits, evidence_view, Audience, MAX_VIEW_BLOCKS,
@@ -130,7 +130,8 @@ fn source() -> impl Strategy<Value = Source> {
                 },
                 credibility: None,
                 page: None,
-                read_via: None,
+                // Some pages read from the web: their differing figures reach the channel.
+                read_via: same_written_url.then_some(ReadVia::Web),
             },
         )
 }
@@ -185,6 +186,16 @@ fn claim() -> impl Strategy<Value = Claim> {
                                 (false, _) => SupportVerdict::Supported,
                             },
                             quote,
+                            // What the page says instead of the claim's figures: hostile
+                            // on both sides, shown in the channel for a web page.
+                            differs: missing
+                                .iter()
+                                .take(2)
+                                .map(|m| Differ {
+                                    claim: m.clone(),
+                                    page: format!("<!channel> {m}"),
+                                })
+                                .collect(),
                             missing,
                             reason: None,
                             judge: if partly {

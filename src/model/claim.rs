@@ -161,6 +161,18 @@ pub enum SupportJudge {
     Llm,
 }
 
+/// A figure of the claim that its page gives differently: the same kind of figure
+/// (a year against a year, a time against a time, a sum against a sum, a count of the
+/// same thing) for the same thing, with another value. Rendered "the page says
+/// {page}, not {claim}".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Differ {
+    /// The figure as the claim writes it (`"1,200 requests per second"`).
+    pub claim: String,
+    /// The figure as the page writes it (`"900 requests per second"`).
+    pub page: String,
+}
+
 /// How far one cited source supports a claim.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClaimSupport {
@@ -181,6 +193,14 @@ pub struct ClaimSupport {
     /// page that could not be read.
     #[serde(default)]
     pub missing: Vec<String>,
+    /// The claim's figures (numbers, dates, times, sums of money, quantities) that the
+    /// page does not have and for which its best passage gives another figure of the
+    /// same kind for the same thing: what the page says instead (`{"claim": "1,200
+    /// requests per second", "page": "900 requests per second"}`). `page` is the page's
+    /// own words, a quote: it is shown only where the quote is. Empty when no figure
+    /// differs, and for a page that could not be read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub differs: Vec<Differ>,
     /// Why the page could not be judged, when it could not; the model's reason, when
     /// the model judged.
     #[serde(default, skip_serializing_if = "Option::is_none")]

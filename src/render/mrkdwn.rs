@@ -16,7 +16,7 @@
 //! > “Revenue grew 45% in 2023 while costs fell by half and…”
 //! :x: 1 claim is not supported by the page it cites:
 //! > “The church was founded in 1909 by Beulah.” — _not in Parish history_
-//! > _the page does not mention 1909, Beulah_
+//! > _the page says 1910, not 1909; the page does not mention Beulah_
 //! :mag: 1 claim rests on sources that do not suit it:
 //! > “The usual adult dose is 500 mg twice a day.” — _health claim cited only to a forum; check it against official and scholarly sources_
 //! :hourglass: 1 claim about the present cites an old page:
@@ -262,6 +262,7 @@ fn unsupported_part(
         })
         .collect();
     quoted_notes(
+        report,
         notes,
         ":x: 1 claim is not supported by the page it cites:",
         ":x: {n} claims are not supported by the pages they cite:",
@@ -283,6 +284,7 @@ fn poor_fit_part(
         .map(|fit| (fit.claim, cut_chars(&fit.advice(), ADVICE_MAX_CHARS)))
         .collect();
     quoted_notes(
+        report,
         notes,
         ":mag: 1 claim rests on sources that do not suit it:",
         ":mag: {n} claims rest on sources that do not suit them:",
@@ -300,6 +302,7 @@ fn stale_part(report: &Report, opts: &RenderOptions, excerpt_chars: usize) -> Op
         .map(|stale| (stale.claim, cut_chars(&stale.advice, ADVICE_MAX_CHARS)))
         .collect();
     quoted_notes(
+        report,
         notes,
         ":hourglass: 1 claim about the present cites an old page:",
         ":hourglass: {n} claims about the present cite old pages:",
@@ -310,10 +313,12 @@ fn stale_part(report: &Report, opts: &RenderOptions, excerpt_chars: usize) -> Op
 
 /// A part quoting claims with a note after each: the header (`one`, or `many` with
 /// `{n}` replaced by the count), `> “claim” — _note_` for the first few (claim and note
-/// cleaned and escaped here) — each, when no page it cites supports it, with the words
-/// those pages never mention on the next line ([`missing_quote_line`]) — and how many
-/// more; `None` when there are no claims.
+/// cleaned and escaped here) — each, when no page it cites supports it, with what the
+/// web pages among them say instead of its figures and the words those pages never
+/// mention on the next line ([`missing_quote_line`]) — and how many more; `None` when
+/// there are no claims.
 fn quoted_notes(
+    report: &Report,
     notes: Vec<(&Claim, String)>,
     one: &str,
     many: &str,
@@ -337,7 +342,7 @@ fn quoted_notes(
                 escape_text(&excerpt(&claim.text, excerpt_chars)),
                 escape_text(&clean_text(note))
             );
-            if let Some(missing) = missing_quote_line(claim) {
+            if let Some(missing) = missing_quote_line(report, claim) {
                 quote.push('\n');
                 quote.push_str(&missing);
             }

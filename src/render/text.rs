@@ -247,7 +247,9 @@ const QUOTE_MAX_CHARS: usize = 200;
 
 /// `Claim support (N judged):`, who judged (`  Judged by the built-in scorer.`, or the
 /// language model by its name), then each judged claim and, under it, each source's
-/// verdict with its quote (and the model's reason when the model judged).
+/// verdict with its quote, what it says instead of the claim's figures (`the page says
+/// 900 requests per second, not 1,200 requests per second`) and the model's reason
+/// when the model judged.
 fn claim_support_lines(report: &Report, opts: &RenderOptions) -> Vec<String> {
     let judged: Vec<_> = report
         .claims
@@ -281,6 +283,9 @@ fn claim_support_lines(report: &Report, opts: &RenderOptions) -> Vec<String> {
                 if !quote.is_empty() {
                     line.push_str(&format!(" — \"{}\"", cut_chars(&quote, QUOTE_MAX_CHARS)));
                 }
+            }
+            for (words, _) in super::evidence::page_differs(support) {
+                line.push_str(&format!(" — {words}"));
             }
             if let Some(reason) = support.reason.as_deref().map(clean_text) {
                 if !reason.is_empty() {

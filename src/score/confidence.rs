@@ -498,6 +498,7 @@ mod tests {
                         verdict: *v,
                         quote: quote.map(str::to_string),
                         missing: missing.iter().map(|m| m.to_string()).collect(),
+                        differs: Vec::new(),
                         reason: None,
                         judge: Default::default(),
                     })

@@ -75,8 +75,10 @@ pub fn report_judge(report: &Report) -> &'static str {
 /// claims with their verdicts, quotes and missing words, and its figures — the labelled
 /// data `sourcebot feedback export` prints. The answer's own text is not among them, and
 /// neither is anything of what sourcebot read with its own credentials: an internal
-/// document's or a Slack message's quote, and the model's reason about it, are dropped
-/// (kept, they would sit in the database for the history's days).
+/// document's or a Slack message's quote, the figures it gives instead of the claim's
+/// (its `differs`: the claim's side stays among the missing words), and the model's
+/// reason about it, are dropped (kept, they would sit in the database for the history's
+/// days).
 pub fn report_evidence(report: &Report) -> Value {
     let mut report = report.clone();
     let internal: std::collections::HashSet<usize> = report
@@ -91,6 +93,7 @@ pub fn report_evidence(report: &Report) -> Value {
         .filter(|s| internal.contains(&s.source))
     {
         support.quote = None;
+        support.differs.clear();
         if support.judge == SupportJudge::Llm {
             support.reason = None;
         }
@@ -338,6 +341,7 @@ mod tests {
             verdict,
             quote: None,
             missing: Vec::new(),
+            differs: Vec::new(),
             reason: None,
             judge: SupportJudge::Builtin,
         };
@@ -358,7 +362,7 @@ mod tests {
 
     #[test]
     fn what_sourcebot_read_with_its_credentials_is_not_kept_with_the_feedback() {
-        use crate::model::{ClaimSupport, ReadVia, SupportVerdict};
+        use crate::model::{ClaimSupport, Differ, ReadVia, SupportVerdict};
         let answer = crate::model::Answer::from_text(
             "Deploys freeze at 18:00 [1]. Rollbacks need a ticket [2].\n\n[1] https://acme.atlassian.net/wiki/spaces/ENG/pages/1/Runbook - Runbook\n[2] https://b.example/rollback - Rollback",
         );
@@ -372,6 +376,10 @@ mod tests {
             verdict: SupportVerdict::Supported,
             quote: Some(words.to_string()),
             missing: vec!["18:00".into()],
+            differs: vec![Differ {
+                claim: "18:00".into(),
+                page: format!("{words} at 17:45"),
+            }],
             reason: Some(format!("It says: {words}")),
             judge: SupportJudge::Llm,
         };
@@ -390,6 +398,14 @@ mod tests {
         assert!(!kept.contains("SECRET runbook words"), "{kept}");
         assert!(kept.contains("Public page words"), "{kept}");
         assert!(kept.contains("18:00"), "the claim's own missing words stay");
+        // The web page's differing figure is kept; the runbook's is dropped whole.
+        assert!(kept.contains("Public page words at 17:45"), "{kept}");
+        let evidence = report_evidence(&report);
+        assert_eq!(evidence["claims"][0]["support"][0].get("differs"), None);
+        assert_eq!(
+            evidence["claims"][1]["support"][0]["differs"][0]["page"],
+            "Public page words at 17:45"
+        );
     }
 
     #[test]

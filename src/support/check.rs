@@ -340,6 +340,7 @@ async fn judge_whole(
                             verdict: support.verdict,
                             quote: support.quote,
                             missing: support.missing,
+                            differs: support.differs,
                             reason: None,
                             judge: SupportJudge::Builtin,
                         },
@@ -402,7 +403,7 @@ fn page_read_in_part(page: &PageRead) -> bool {
 
 /// Judgements against a document read in part: one that supports the claim stands;
 /// any other cannot be told from the part (the rest may say it), so it is unjudged,
-/// saying why, with nothing said missing.
+/// saying why, with nothing said missing or given differently.
 fn only_what_the_part_says(results: &mut [(usize, ClaimSupport)]) {
     for (_, support) in results {
         if support.verdict != SupportVerdict::Supported {
@@ -410,6 +411,7 @@ fn only_what_the_part_says(results: &mut [(usize, ClaimSupport)]) {
             support.score = 0.0;
             support.quote = None;
             support.missing.clear();
+            support.differs.clear();
             support.reason = Some(READ_IN_PART.to_string());
         }
     }
@@ -429,6 +431,7 @@ fn unreadable(reason: &str, target: &Target) -> Vec<(usize, ClaimSupport)> {
                     verdict: SupportVerdict::Unreadable,
                     quote: None,
                     missing: Vec::new(),
+                    differs: Vec::new(),
                     reason: Some(reason.to_string()),
                     judge: SupportJudge::Builtin,
                 },
@@ -451,6 +454,10 @@ mod tests {
                 verdict,
                 quote: Some("The part read.".into()),
                 missing: vec!["1909".into()],
+                differs: vec![crate::model::Differ {
+                    claim: "1909".into(),
+                    page: "1910".into(),
+                }],
                 reason: None,
                 judge: SupportJudge::Builtin,
             },
@@ -471,6 +478,7 @@ mod tests {
             assert_eq!(support.verdict, SupportVerdict::Unreadable);
             assert_eq!(support.reason.as_deref(), Some(READ_IN_PART));
             assert!(support.missing.is_empty() && support.quote.is_none());
+            assert!(support.differs.is_empty());
         }
         let page = |truncated: bool, read_via: ReadVia| {
             crate::page::document("Some text.".into(), None, truncated, read_via)

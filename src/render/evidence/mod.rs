@@ -1,12 +1,20 @@
 //! The evidence behind the support check, shown to people: for each claim judged
 //! against the pages it cites, each page's verdict, the page's own words (the quote),
-//! and the claim's words the page never mentions. Three places show it: under the
-//! quoted claims of the Slack message, one line in people's words ("the page does not
-//! mention 1909, Beulah"; `missing_quote_line`); the **Show evidence** modal
-//! ([`modal::evidence_view`], with its limit check [`modal::check_view_limits`]); and
-//! the text list of `sourcebot check --evidence` ([`text::evidence_text`]). Who judged —
-//! the built-in scorer or the configured language model — is counted by [`judges`] for
-//! the text report and the API's response.
+//! what the page says instead of the claim's figures ("the page says 900 requests per
+//! second, not 1,200 requests per second"), and the claim's words the page never
+//! mentions. Three places show it: under the quoted claims of the Slack message, one
+//! line in people's words ("the page does not mention 1909, Beulah";
+//! `missing_quote_line`); the **Show evidence** modal ([`modal::evidence_view`], with
+//! its limit check [`modal::check_view_limits`]); and the text list of `sourcebot check
+//! --evidence` ([`text::evidence_text`]). Who judged — the built-in scorer or the
+//! configured language model — is counted by [`judges`] for the text report and the
+//! API's response.
+//!
+//! What a page says instead of a figure is the page's own words, a quote: the channel's
+//! line gives it only for pages read from the web (never for an internal document or a
+//! Slack message, whose figure is then only said to be missing), and the modal gives it
+//! exactly where it gives the quote. A figure said to differ is not repeated among the
+//! words the page does not mention.
 //!
 //! Everything here comes from the answer or from the web: the Slack renderings escape
 //! every string ([`super::escape`]), the text rendering cleans it.
@@ -17,7 +25,9 @@ pub mod text;
 use serde::Serialize;
 
 use super::escape::{clean_text, cut_chars, escape_within};
-use crate::model::{Claim, ClaimSupport, Report, Source, SupportJudge, SupportVerdict};
+use crate::model::{
+    Claim, ClaimSupport, Differ, ReadVia, Report, Source, SupportJudge, SupportVerdict,
+};
 
 /// Missing words listed in Slack before "and N more".
 pub const MAX_MISSING_SHOWN: usize = 5;
@@ -28,6 +38,15 @@ const MISSING_WORD_CHARS: usize = 40;
 const MISSING_LINE_MAX: usize = 300;
 /// A model's name is cut to this many characters.
 const MODEL_NAME_CHARS: usize = 60;
+/// Each figure of a differing pair is cut to this many characters.
+const DIFFER_FIGURE_CHARS: usize = 60;
+/// A page's title, naming it in the channel when a claim cites several, is cut to this
+/// many characters.
+const DIFFER_TITLE_CHARS: usize = 60;
+/// Figures a page gives differently, said under one quoted claim in Slack at most.
+pub const MAX_DIFFERS_SHOWN: usize = 2;
+/// Each "… says …, not …" clause under a quoted claim is at most this long, escaped.
+const DIFFER_CLAUSE_MAX: usize = 200;
 
 /// Whether at least one claim of `report` was judged against a page that was read: the
 /// report has evidence to show.
@@ -112,16 +131,106 @@ pub fn words_in_words(words: &[String], max_shown: usize) -> Option<String> {
     Some(list)
 }
 
+/// `{who} says 900 requests per second, not 1,200 requests per second` (`who` is
+/// `the page` or the page's title): the page's figure first, each figure cleaned and
+/// cut to [`DIFFER_FIGURE_CHARS`]. Plain text (not escaped); `None` when a figure is
+/// empty after cleaning.
+pub(crate) fn differ_in_words(differ: &Differ, who: &str) -> Option<String> {
+    let page = cut_chars(&clean_text(&differ.page), DIFFER_FIGURE_CHARS);
+    let claim = cut_chars(&clean_text(&differ.claim), DIFFER_FIGURE_CHARS);
+    (!page.is_empty() && !claim.is_empty()).then(|| format!("{who} says {page}, not {claim}"))
+}
+
+/// A page's differing figures in words (`the page says …, not …`), repeats and empty
+/// ones left out, in order, each with the differ it says.
+pub(crate) fn page_differs(support: &ClaimSupport) -> Vec<(String, &Differ)> {
+    let mut said: Vec<(String, &Differ)> = Vec::new();
+    for differ in &support.differs {
+        if let Some(words) = differ_in_words(differ, "the page") {
+            if !said.iter().any(|(shown, _)| *shown == words) {
+                said.push((words, differ));
+            }
+        }
+    }
+    said
+}
+
+/// Whether two words are the same to a reader: cleaned, case aside.
+fn same_words(a: &str, b: &str) -> bool {
+    clean_text(a).to_lowercase() == clean_text(b).to_lowercase()
+}
+
+/// `missing` without the words one of `said` (differs the reader is shown) gives
+/// already: "the page says 900, not 1,200" tells that 1,200 is not there.
+pub(crate) fn not_differing(missing: &[String], said: &[&Differ]) -> Vec<String> {
+    missing
+        .iter()
+        .filter(|word| !said.iter().any(|differ| same_words(word, &differ.claim)))
+        .cloned()
+        .collect()
+}
+
+/// Whether `source`'s page was fetched from the public web, as anyone could: only such
+/// a page's words may reach a channel.
+fn read_from_the_web(source: Option<&Source>) -> bool {
+    matches!(source.and_then(|s| s.read_via.as_ref()), Some(ReadVia::Web))
+}
+
+/// The pages read for `claim` (judged, not "unreadable"), when none supports it fully;
+/// `None` when one does or none was read.
+fn read_unsupported(claim: &Claim) -> Option<Vec<&ClaimSupport>> {
+    let read: Vec<&ClaimSupport> = claim.support.iter().filter(|s| is_judged(s)).collect();
+    (!read.is_empty() && read.iter().all(|s| s.verdict != SupportVerdict::Supported))
+        .then_some(read)
+}
+
+/// What the channel may say of `claim`'s figures its pages give differently: only those
+/// of pages read from the web ([`ReadVia::Web`]; an internal document's or a Slack
+/// message's figure is its words, which a channel never gets), at most
+/// [`MAX_DIFFERS_SHOWN`], in words — `the page says …`, or `{title} says …` when several
+/// pages were read — each with the differ it says. Empty when a page supports the claim.
+pub(crate) fn channel_differs<'a>(
+    report: &'a Report,
+    claim: &'a Claim,
+) -> Vec<(String, &'a Differ)> {
+    let Some(read) = read_unsupported(claim) else {
+        return Vec::new();
+    };
+    let mut said: Vec<(String, &Differ)> = Vec::new();
+    for support in &read {
+        let source = report.sources().find(|s| s.id == support.source);
+        if !read_from_the_web(source) {
+            continue;
+        }
+        let who = if read.len() == 1 {
+            "the page".to_string()
+        } else {
+            cut_chars(
+                &super::source_title(report, support.source),
+                DIFFER_TITLE_CHARS,
+            )
+        };
+        for differ in &support.differs {
+            if said.len() == MAX_DIFFERS_SHOWN {
+                return said;
+            }
+            if let Some(words) = differ_in_words(differ, &who) {
+                if !said.iter().any(|(shown, _)| *shown == words) {
+                    said.push((words, differ));
+                }
+            }
+        }
+    }
+    said
+}
+
 /// The claim's words that no page citing it mentions, and how many pages were read,
 /// when no page supports the claim fully (every readable page says "not supported" or
 /// "partly supported"). `None` when a page supports it, when none was read, or when the
 /// pages mention every word between them.
 pub(crate) fn unmentioned(claim: &Claim) -> Option<(Vec<String>, usize)> {
-    let read: Vec<&ClaimSupport> = claim.support.iter().filter(|s| is_judged(s)).collect();
+    let read = read_unsupported(claim)?;
     let (first, others) = read.split_first()?;
-    if read.iter().any(|s| s.verdict == SupportVerdict::Supported) {
-        return None;
-    }
     let words: Vec<String> = first
         .missing
         .iter()
@@ -138,10 +247,11 @@ pub(crate) fn unmentioned(claim: &Claim) -> Option<(Vec<String>, usize)> {
 }
 
 /// `the page does not mention 1909, Beulah` (`the pages do not mention …` when several
-/// were read), at most [`MAX_MISSING_SHOWN`] words and then `and N more`. Plain text.
-pub(crate) fn unmentioned_in_words(claim: &Claim) -> Option<String> {
+/// were read), at most [`MAX_MISSING_SHOWN`] words and then `and N more`, leaving out
+/// the words one of `said` gives already ([`not_differing`]). Plain text.
+pub(crate) fn unmentioned_in_words(claim: &Claim, said: &[&Differ]) -> Option<String> {
     let (words, pages) = unmentioned(claim)?;
-    let list = words_in_words(&words, MAX_MISSING_SHOWN)?;
+    let list = words_in_words(&not_differing(&words, said), MAX_MISSING_SHOWN)?;
     Some(if pages == 1 {
         format!("the page does not mention {list}")
     } else {
@@ -149,12 +259,24 @@ pub(crate) fn unmentioned_in_words(claim: &Claim) -> Option<String> {
     })
 }
 
-/// The line under a quoted claim in Slack (`> _the page does not mention 1909, Beulah_`),
-/// every word escaped, at most [`MISSING_LINE_MAX`] characters; `None` when there is
-/// nothing to say.
-pub(crate) fn missing_quote_line(claim: &Claim) -> Option<String> {
-    unmentioned_in_words(claim)
-        .map(|line| format!("> _{}_", escape_within(&line, MISSING_LINE_MAX)))
+/// The line under a quoted claim in Slack: what the web pages it cites say instead of
+/// its figures ([`channel_differs`]), then the words no page mentions
+/// (`> _the page says 900 requests per second, not 1,200 requests per second; the page
+/// does not mention Beulah_`). Every clause escaped, each differing one at most
+/// [`DIFFER_CLAUSE_MAX`] characters and the missing words at most [`MISSING_LINE_MAX`];
+/// `None` when there is nothing to say.
+pub(crate) fn missing_quote_line(report: &Report, claim: &Claim) -> Option<String> {
+    let differs = channel_differs(report, claim);
+    let said: Vec<&Differ> = differs.iter().map(|(_, differ)| *differ).collect();
+    let mut clauses: Vec<String> = differs
+        .iter()
+        .map(|(words, _)| escape_within(words, DIFFER_CLAUSE_MAX))
+        .collect();
+    clauses.extend(
+        unmentioned_in_words(claim, &said).map(|words| escape_within(&words, MISSING_LINE_MAX)),
+    );
+    clauses.retain(|clause| !clause.is_empty());
+    (!clauses.is_empty()).then(|| format!("> _{}_", clauses.join("; ")))
 }
 
 /// How many of a report's judgements one judge made.
@@ -248,6 +370,7 @@ mod tests {
             verdict,
             quote: None,
             missing: missing.iter().map(|w| w.to_string()).collect(),
+            differs: Vec::new(),
             reason: None,
             judge: SupportJudge::Builtin,
         }
@@ -274,7 +397,7 @@ mod tests {
             vec![support(SupportVerdict::NotSupported, &["1909", "Beulah"])],
         );
         assert_eq!(
-            unmentioned_in_words(&one).as_deref(),
+            unmentioned_in_words(&one, &[]).as_deref(),
             Some("the page does not mention 1909, Beulah")
         );
         let many = claim(
@@ -285,7 +408,7 @@ mod tests {
             )],
         );
         assert_eq!(
-            unmentioned_in_words(&many).as_deref(),
+            unmentioned_in_words(&many, &[]).as_deref(),
             Some("the page does not mention a, b, c, d, e and 2 more")
         );
     }
@@ -299,11 +422,11 @@ mod tests {
                 support(SupportVerdict::NotSupported, &["1909"]),
             ],
         );
-        assert_eq!(unmentioned_in_words(&supported), None);
+        assert_eq!(unmentioned_in_words(&supported, &[]), None);
         let nothing_missing = claim("x", vec![support(SupportVerdict::NotSupported, &[])]);
-        assert_eq!(unmentioned_in_words(&nothing_missing), None);
+        assert_eq!(unmentioned_in_words(&nothing_missing, &[]), None);
         let unread = claim("x", vec![support(SupportVerdict::Unreadable, &["1909"])]);
-        assert_eq!(unmentioned_in_words(&unread), None);
+        assert_eq!(unmentioned_in_words(&unread, &[]), None);
         // Two pages: the words neither mentions.
         let two = claim(
             "x",
@@ -313,9 +436,29 @@ mod tests {
             ],
         );
         assert_eq!(
-            unmentioned_in_words(&two).as_deref(),
+            unmentioned_in_words(&two, &[]).as_deref(),
             Some("the pages do not mention 1909, Beulah")
         );
+    }
+
+    #[test]
+    fn a_figure_said_to_differ_is_not_listed_as_missing_too() {
+        let differ = Differ {
+            claim: "1,200 Requests\nper second".into(),
+            page: "900 requests per second".into(),
+        };
+        let missing = ["1,200 requests per second".to_string(), "Acme".to_string()];
+        assert_eq!(not_differing(&missing, &[&differ]), ["Acme"]);
+        assert_eq!(not_differing(&missing, &[]), missing);
+        assert_eq!(
+            differ_in_words(&differ, "the page").as_deref(),
+            Some("the page says 900 requests per second, not 1,200 Requests per second")
+        );
+        let empty = Differ {
+            claim: "1909".into(),
+            page: "\u{200b}\n".into(),
+        };
+        assert_eq!(differ_in_words(&empty, "the page"), None);
     }
 
     #[test]
@@ -335,7 +478,8 @@ mod tests {
                 ],
             )],
         );
-        let line = missing_quote_line(&hostile).expect("a line");
+        let report = crate::check(&crate::model::Answer::from_text(""), &Default::default());
+        let line = missing_quote_line(&report, &hostile).expect("a line");
         let body = line.strip_prefix("> ").expect("a quote line");
         assert!(!body.contains('<') && !body.contains('>'), "{line}");
         assert!(line.contains("&lt;!channel&gt;"), "{line}");

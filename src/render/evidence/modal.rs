@@ -1,23 +1,26 @@
 //! The **Show evidence** modal: what the support check found for each checked claim —
 //! the claim, each page it cites as a `<url|title>` link, the verdict, the page's own
-//! words as a quote, and the words the page never mentions. One section block per
-//! claim, so a report of 50 checked claims is 52 blocks; past Slack's 100 blocks, or
-//! past [`MAX_VIEW_TEXT`] characters in all, the rest are counted in
-//! "…and N more claims". Every string is escaped and cut to a length that keeps each
-//! section within 3,000 characters by construction; [`check_view_limits`] checks the
-//! result against every limit a modal has.
+//! words as a quote, what it says instead of the claim's figures, and the words the page
+//! never mentions. One section block per claim, so a report of 50 checked claims is 52
+//! blocks; past Slack's 100 blocks, or past [`MAX_VIEW_TEXT`] characters in all, the
+//! rest are counted in "…and N more claims". Every string is escaped and cut to a
+//! length that keeps each section within 3,000 characters by construction;
+//! [`check_view_limits`] checks the result against every limit a modal has.
 //!
 //! What sourcebot read with its own credentials is quoted only as its [`Audience`]
 //! allows: an internal document's words unless the workspace turned internal quotes
 //! off, a private conversation's words only in a modal opened from that conversation.
-//! Where a quote is withheld, the verdict and the claim's missing words (the claim's
-//! own words) are still shown, and so is nothing the model said of the document.
+//! What a page says instead of the claim's figures ("the page says 900 requests per
+//! second, not 1,200 requests per second") is the page's words too: it is shown exactly
+//! where the quote is. Where a quote is withheld, the verdict and the claim's missing
+//! words (the claim's own words, the differing figures among them) are still shown, and
+//! nothing the page or the model said of it is — not even a hint that a figure differs.
 
 use serde_json::{json, Value};
 
 use super::{checked_claims, judge_name, judges, judges_in_words, verdict_mark, CheckedClaim};
-use super::{words_in_words, MAX_MISSING_SHOWN};
-use crate::model::{ClaimSupport, ReadVia, Report, Source, SupportJudge};
+use super::{not_differing, page_differs, words_in_words, MAX_MISSING_SHOWN};
+use crate::model::{ClaimSupport, Differ, ReadVia, Report, Source, SupportJudge};
 use crate::render::blocks::{block_text_lengths, text_len, BlockLimitError, MAX_SECTION_TEXT};
 use crate::render::escape::{escape_within, link};
 use crate::render::mrkdwn::link_target;
@@ -41,6 +44,14 @@ const JUDGE_MAX: usize = 80;
 const QUOTE_MAX: usize = 700;
 /// The missing words, escaped, take at most this much.
 const MISSING_MAX: usize = 500;
+/// What the page says instead of the claim's figures and the missing words, escaped and
+/// with their lines' ends, take at most this much together (the missing words' room and
+/// 160 more: a claim and its first page stay within a section).
+const FIGURES_MAX: usize = MISSING_MAX + 160;
+/// Each "the page says …, not …" line, escaped, is at most this long.
+const DIFFER_LINE_MAX: usize = 200;
+/// Room always left for the missing words after the differing figures' lines.
+const MISSING_ROOM: usize = 200;
 /// A reason, escaped, is at most this long.
 const REASON_MAX: usize = 300;
 /// Room kept in a section for its "…and N more pages" line.
@@ -144,9 +155,10 @@ fn claim_text(checked: &CheckedClaim<'_>, model: Option<&str>, audience: &Audien
     text
 }
 
-/// `• ✗ *not supported* · <url|title>`, then the quote as a quote, the missing words and
-/// the reason, each on a line of its own when there is one. With `withheld`, that
-/// sentence instead of the quote, and nothing the model said.
+/// `• ✗ *not supported* · <url|title>`, then the quote as a quote, what the page says
+/// instead of the claim's figures, the missing words (less those figures) and the
+/// reason, each on a line of its own when there is one. With `withheld`, that sentence
+/// instead of the quote, no figure of the page's, and nothing the model said.
 fn page_text(
     support: &ClaimSupport,
     source: Option<&Source>,
@@ -175,9 +187,26 @@ fn page_text(
             }
         }
     }
-    if let Some(words) = words_in_words(&support.missing, MAX_MISSING_SHOWN) {
-        let said = escape_within(&format!("does not mention {words}"), MISSING_MAX);
-        lines.push(format!("_{said}_"));
+    // The page's figures are its words: shown only where its quote would be.
+    let mut used = 0;
+    let mut said: Vec<&Differ> = Vec::new();
+    if withheld.is_none() {
+        for (words, differ) in page_differs(support) {
+            let line = format!("_{}_", escape_within(&words, DIFFER_LINE_MAX - 2));
+            let len = text_len(&line) + 1;
+            if used + len > FIGURES_MAX - MISSING_ROOM {
+                break;
+            }
+            used += len;
+            lines.push(line);
+            said.push(differ);
+        }
+    }
+    let missing = not_differing(&support.missing, &said);
+    if let Some(words) = words_in_words(&missing, MAX_MISSING_SHOWN) {
+        let room = MISSING_MAX.min(FIGURES_MAX - used - 3);
+        let words = escape_within(&format!("does not mention {words}"), room);
+        lines.push(format!("_{words}_"));
     }
     // The model's reason may repeat the document's words.
     let reason = support

@@ -1,19 +1,23 @@
 //! The evidence as plain text, printed under the text report by `sourcebot check
 //! --evidence`: each checked claim, then each page it cites with its verdict, who
-//! judged, its link, the page's own words and the words it never mentions. Like the
-//! rest of the text format nothing is escaped, but every untrusted string is put on one
-//! line without control, zero-width or bidi characters.
+//! judged, its link, the page's own words, what it says instead of the claim's figures
+//! and the words it never mentions (less those figures). The command line's caller holds
+//! the credentials, so every page's words are shown. Like the rest of the text format
+//! nothing is escaped, but every untrusted string is put on one line without control,
+//! zero-width or bidi characters.
 //!
 //! ```text
 //! Evidence (1 claim checked against its pages):
 //!   - The company was founded in Boston in 1998 by two engineers.
 //!       2. Company history — not supported (built-in scorer)
 //!          https://example.com/history
-//!          "The cafeteria opens at nine and serves lunch until two."
-//!          does not mention: Boston, 1998, engineers
+//!          "The company was founded in Boston in 2001 by two engineers."
+//!          the page says 2001, not 1998
 //! ```
 
-use super::{checked_claims, judge_name, words_in_words, CheckedClaim};
+use super::{
+    checked_claims, judge_name, not_differing, page_differs, words_in_words, CheckedClaim,
+};
 use crate::model::{ClaimSupport, Report, Source};
 use crate::render::escape::{clean_text, cut_chars};
 use crate::render::RenderOptions;
@@ -23,7 +27,8 @@ pub const NO_EVIDENCE: &str =
     "Evidence: no claim was checked against a page it cites (the pages are read only when links are checked).";
 /// Claims listed at most; the rest are counted.
 pub const MAX_TEXT_CLAIMS: usize = 500;
-/// Missing words listed per page before "and N more".
+/// Missing words listed per page before "and N more" (and differing figures listed per
+/// page at most).
 const MAX_TEXT_MISSING: usize = 20;
 /// A claim is cut to this many characters.
 const CLAIM_CHARS: usize = 400;
@@ -74,8 +79,8 @@ fn claim_lines(checked: &CheckedClaim<'_>, model: Option<&str>) -> Vec<String> {
     lines
 }
 
-/// `      2. Title — not supported (built-in scorer)`, its link, quote, missing words and
-/// reason.
+/// `      2. Title — not supported (built-in scorer)`, its link, quote, what it says
+/// instead of the claim's figures, missing words and reason.
 fn page_lines(support: &ClaimSupport, source: Option<&Source>, model: Option<&str>) -> Vec<String> {
     let title = source
         .map(|s| clean_text(&s.title))
@@ -98,7 +103,16 @@ fn page_lines(support: &ClaimSupport, source: Option<&Source>, model: Option<&st
     if !quote.is_empty() {
         lines.push(format!("         \"{}\"", cut_chars(&quote, QUOTE_CHARS)));
     }
-    if let Some(words) = words_in_words(&support.missing, MAX_TEXT_MISSING) {
+    let differs: Vec<_> = page_differs(support)
+        .into_iter()
+        .take(MAX_TEXT_MISSING)
+        .collect();
+    for (words, _) in &differs {
+        lines.push(format!("         {words}"));
+    }
+    let said: Vec<_> = differs.iter().map(|(_, differ)| *differ).collect();
+    let missing = not_differing(&support.missing, &said);
+    if let Some(words) = words_in_words(&missing, MAX_TEXT_MISSING) {
         lines.push(format!("         does not mention: {words}"));
     }
     let reason = support
