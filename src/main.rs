@@ -43,8 +43,10 @@ enum Command {
     /// /slack/interactions) or, when SLACK_APP_TOKEN is set, over Socket Mode.
     #[command(after_help = SERVE_HELP)]
     Serve,
-    /// Audit research reports: verify and score every citation, and pass only when
-    /// every citation has a URL and scores above the threshold.
+    /// Audit research reports: verify and score every citation, judge every claim
+    /// against the pages it cites, and pass only when every citation has a URL and
+    /// scores above the threshold (and, with --min-supported, enough claims are
+    /// supported).
     #[command(after_help = AUDIT_HELP)]
     Audit(AuditArgs),
     /// Judge whether evidence supports claims: JSON Lines in ({"claim", "evidence"}),
@@ -126,12 +128,22 @@ Reads research reports {title, phase, citations: [{id, text, url?, confidenceSco
 and any answer file `check` reads. A directory stands for every .json file under it.
 Citations must score strictly above --threshold; one without a URL fails the audit.
 
+Each claim (a research report's citation text, a sentence of an answer) is judged
+against the pages it cites, as `check` judges it: web pages read with one bounded GET
+(SOURCEBOT_FETCH_MAX_BYTES, SOURCEBOT_FETCH_TIMEOUT), internal documents through their
+product's API, each report within SOURCEBOT_SUPPORT_TIMEOUT. The audit counts claims
+supported, partly supported, not supported and unreadable per report and in all, lists
+the reports with the most unsupported claims, and shows no page's words. With
+--min-supported, it fails when a smaller share of the judged claims is supported.
+--no-support (or SOURCEBOT_SUPPORT=off) reads no page: claims are not judged.
+
 Exit codes: 0 pass, 1 fail (or a file could not be read), 2 bad usage or a GLOB that
 matches no file.
 
 Examples:
   sourcebot audit
   sourcebot audit 'reports/**/*.json' --threshold 0.75 --format json
+  sourcebot audit docs/research --min-supported 0.8
   sourcebot audit docs/research --no-verify --worst 20";
 
 #[derive(clap::Args, Debug)]
@@ -152,9 +164,14 @@ struct AuditArgs {
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=1024))]
     concurrency: u16,
 
-    /// Worst citations listed.
+    /// Worst citations listed, and as many of the least supported reports.
     #[arg(long, value_name = "N", default_value_t = sourcebot::audit::DEFAULT_WORST)]
     worst: usize,
+
+    /// Fail when less than this share (0 to 1) of the judged claims is supported by the
+    /// pages they cite. Needs the pages read: not with --no-support or --no-verify.
+    #[arg(long, value_name = "SHARE")]
+    min_supported: Option<f64>,
 
     #[command(flatten)]
     links: LinkArgs,
@@ -469,12 +486,16 @@ fn audit(args: AuditArgs, mut config: Config) -> anyhow::Result<ExitCode> {
         ))
         .into());
     }
+    if let Some(min) = args.min_supported {
+        min_supported_usage(min, &args.links, &config)?;
+    }
     let files = audit::find_files(&args.globs).map_err(|e| UsageError(e.to_string()))?;
     let options = audit::AuditOptions {
         threshold: args.threshold,
         worst: args.worst,
         max_input_bytes: config.max_input_bytes,
         collect: config.collect.clone(),
+        min_supported: args.min_supported,
     };
     let report = runtime()?.block_on(async {
         let pipeline = pipeline(&config, !args.links.no_verify)?;
@@ -484,11 +505,22 @@ fn audit(args: AuditArgs, mut config: Config) -> anyhow::Result<ExitCode> {
             "auditing {bar:30} {pos}/{len} files {msg} {elapsed}",
             move || {
                 let links = &counts.links;
-                let message = if links.total() > 0 {
+                let mut message = if links.total() > 0 {
                     format!("· links {}/{}", links.done(), links.total())
                 } else {
                     String::new()
                 };
+                let judging = counts
+                    .judging_total
+                    .load(std::sync::atomic::Ordering::Relaxed);
+                if judging > 0 {
+                    message.push_str(&format!(
+                        " · claims of {}/{judging} reports",
+                        counts
+                            .judging_done
+                            .load(std::sync::atomic::Ordering::Relaxed)
+                    ));
+                }
                 (
                     counts.files_done.load(std::sync::atomic::Ordering::Relaxed),
                     counts
@@ -512,6 +544,28 @@ fn audit(args: AuditArgs, mut config: Config) -> anyhow::Result<ExitCode> {
         audit::AuditStatus::Pass => ExitCode::SUCCESS,
         audit::AuditStatus::Fail => ExitCode::from(1),
     })
+}
+
+/// `--min-supported SHARE` is a number from 0 to 1, and the cited pages are read: not
+/// with `--no-support`, `--no-verify` or `SOURCEBOT_SUPPORT=off`.
+fn min_supported_usage(min: f64, links: &LinkArgs, config: &Config) -> Result<(), UsageError> {
+    if !(0.0..=1.0).contains(&min) {
+        return Err(UsageError(format!(
+            "--min-supported {min}: expected a number from 0 to 1 (the share of judged claims that must be supported)"
+        )));
+    }
+    let off = if links.no_support {
+        "--no-support"
+    } else if links.no_verify {
+        "--no-verify (pages are read only when links are checked)"
+    } else if !config.support.enabled {
+        "SOURCEBOT_SUPPORT=off"
+    } else {
+        return Ok(());
+    };
+    Err(UsageError(format!(
+        "--min-supported needs the cited pages read to judge claims, and {off} reads none: drop one of them"
+    )))
 }
 
 /// On a terminal, after half a second, a progress line on stderr drawn with

@@ -150,6 +150,70 @@ fn report_field_names_are_stable() {
     );
 }
 
+/// A claim's support for one source (`claims[].support[]`): its fields, with every
+/// optional one present, and `differs` (what the page says instead of the claim's
+/// figures) left out when empty.
+#[test]
+fn claim_support_field_names_are_stable() {
+    use sourcebot::model::{ClaimSupport, Differ, SupportJudge, SupportVerdict};
+    let full = ClaimSupport {
+        source: 1,
+        score: 0.1,
+        verdict: SupportVerdict::PartlySupported,
+        quote: Some("The API serves 900 requests per second.".into()),
+        missing: vec!["1,200 requests per second".into()],
+        differs: vec![Differ {
+            claim: "1,200 requests per second".into(),
+            page: "900 requests per second".into(),
+        }],
+        reason: Some("The page gives another rate.".into()),
+        judge: SupportJudge::Llm,
+    };
+    let value = serde_json::to_value(&full).expect("json");
+    let mut paths = BTreeSet::new();
+    key_paths(&value, "", &mut paths);
+    let expected: BTreeSet<String> = [
+        ".differs",
+        ".differs[].claim",
+        ".differs[].page",
+        ".judge",
+        ".missing",
+        ".quote",
+        ".reason",
+        ".score",
+        ".source",
+        ".verdict",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    assert_eq!(
+        paths, expected,
+        "a claim's support fields changed: update callers and this list"
+    );
+    assert_eq!(value["verdict"], "partly supported");
+    assert_eq!(value["judge"], "llm");
+    assert_eq!(
+        value["differs"],
+        serde_json::json!([{"claim": "1,200 requests per second", "page": "900 requests per second"}])
+    );
+    let bare = ClaimSupport {
+        quote: None,
+        differs: Vec::new(),
+        reason: None,
+        ..full
+    };
+    let value = serde_json::to_value(&bare).expect("json");
+    assert!(value.get("differs").is_none(), "{value}");
+    assert_eq!(
+        value["missing"],
+        serde_json::json!(["1,200 requests per second"])
+    );
+    // A caller's older JSON, without `differs`, still reads.
+    let back: ClaimSupport = serde_json::from_value(value).expect("reads back");
+    assert!(back.differs.is_empty());
+}
+
 #[test]
 fn enum_values_are_lower_case_words() {
     let report = report_json("examples/answer.md");
@@ -229,8 +293,11 @@ async fn audit_field_names_are_stable() {
     let expected = [
         ".details",
         ".errors",
+        ".failures",
         ".errors[].message",
         ".errors[].path",
+        ".leastSupported",
+        ".leastSupportedOmitted",
         ".metrics",
         ".metrics.aboveThresholdRate",
         ".metrics.belowThresholdCount",
@@ -239,13 +306,17 @@ async fn audit_field_names_are_stable() {
         ".metrics.coverageRate",
         ".metrics.reportsScanned",
         ".metrics.totalCitations",
+        ".minSupported",
         ".reports",
         ".reports[].aboveThreshold",
         ".reports[].citations",
         ".reports[].confidence",
         ".reports[].path",
+        ".reports[].support",
         ".reports[].withUrl",
         ".status",
+        ".support",
+        ".supportChecked",
         ".threshold",
         ".verdicts",
         ".verdicts.blocked",

@@ -710,3 +710,63 @@ fn random_input_never_panics() {
         claim_signals(&text);
     }
 }
+
+/// Claims of `text` collected as a whole answer, as people read them.
+fn claim_texts(answer: &crate::model::Answer) -> Vec<String> {
+    crate::collect::collect(answer, &crate::collect::CollectOptions::default())
+        .claims
+        .into_iter()
+        .map(|c| c.text)
+        .collect()
+}
+
+#[test]
+fn a_slack_link_whose_url_cannot_be_read_reads_as_its_label() {
+    let answer = crate::model::Answer {
+        text: "Ada uploaded the load test chart: <https:...7.png|7.png> shows 1,200 requests per second in March 2025.".into(),
+        ..crate::model::Answer::default()
+    };
+    assert_eq!(
+        claim_texts(&answer),
+        ["Ada uploaded the load test chart: 7.png shows 1,200 requests per second in March 2025."]
+    );
+    let collected = crate::collect::collect(&answer, &crate::collect::CollectOptions::default());
+    assert!(collected.sources.is_empty(), "{:?}", collected.sources);
+    // Angle brackets that are no link stay as written.
+    let answer = crate::model::Answer {
+        text:
+            "In 2024 the ratio x < y held in all 12 regions, and a <b and c> d held in 3 of them."
+                .into(),
+        ..crate::model::Answer::default()
+    };
+    assert_eq!(
+        claim_texts(&answer),
+        ["In 2024 the ratio x < y held in all 12 regions, and a <b and c> d held in 3 of them."]
+    );
+}
+
+#[test]
+fn slack_sdk_file_share_fixtures_read_as_slack_shows_them() {
+    for (fixture, reads) in [
+        (
+            r#"{"type": "message", "subtype": "file_share", "ts": "1358877455.000010", "text": "<@cal> uploaded a file: <https:...7.png|7.png>", "file": {}, "user": "U2147483697", "upload": true}"#,
+            "@cal uploaded a file: 7.png",
+        ),
+        (
+            r#"{"type": "message", "subtype": "file_mention", "ts": "1358877455.000010", "text": "<@cal> mentioned a file: <https:...7.png|7.png>", "file": {}, "user": "U2147483697"}"#,
+            "@cal mentioned a file: 7.png",
+        ),
+    ] {
+        let answer = crate::collect::input::parse_answer(
+            fixture.as_bytes(),
+            crate::collect::input::FormatHint::SlackMessage,
+            1 << 20,
+        )
+        .expect("a Slack message");
+        let collected =
+            crate::collect::collect(&answer, &crate::collect::CollectOptions::default());
+        assert!(collected.sources.is_empty(), "{:?}", collected.sources);
+        let texts: Vec<&str> = collected.claims.iter().map(|c| c.text.as_str()).collect();
+        assert_eq!(texts, [reads]);
+    }
+}

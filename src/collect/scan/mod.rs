@@ -19,6 +19,8 @@ use references::*;
 use std::sync::OnceLock;
 use syntax::*;
 
+pub use syntax::citation_marker;
+
 /// How a link was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LinkForm {
@@ -426,12 +428,20 @@ impl<'a> Scanner<'a> {
 
     /// `<url|label>` and `<url>` (Slack and Markdown autolinks), `<www.…|label>` (Slack
     /// makes it a link), links with other schemes (`<mailto:…|…>`, `<ftp://…>`), and
-    /// Slack's mentions and commands (`<@U1|ada>`, `<#C1|general>`, `<!here>`).
+    /// Slack's mentions and commands (`<@U1|ada>`, `<#C1|general>`, `<!here>`), and
+    /// labelled links whose URL cannot be read (`<https:...7.png|7.png>`).
     fn angle(&mut self, pos: usize) -> Option<usize> {
         let rest = &self.text[pos + 1..];
         if matches!(rest.as_bytes().first(), Some(b'@' | b'#' | b'!')) {
             return self.mention(pos);
         }
+        self.angle_link(pos)
+            .or_else(|| self.unreadable_angle_link(pos))
+    }
+
+    /// `<url|label>` and `<url>` whose URL can be read (see [`Scanner::angle`]).
+    fn angle_link(&mut self, pos: usize) -> Option<usize> {
+        let rest = &self.text[pos + 1..];
         let http = scheme_prefix_len(rest).or_else(|| is_www(rest.as_bytes()).then_some(4));
         let scheme_len = match http {
             Some(len) => len,
@@ -488,6 +498,38 @@ impl<'a> Scanner<'a> {
             form: LinkForm::Slack,
             declared_kind: None,
         });
+        Some(end)
+    }
+
+    /// `<https:...7.png|7.png>`: a Slack link whose URL cannot be read (Slack shortened
+    /// it, or it is cut) reads as its label, entity-decoded, as any Slack link does; the
+    /// URL is no source. Only `<` + a scheme (`https:`, two letters or more) + a URL
+    /// without spaces + `|` + a label on one line + `>` is read so: other text in angle
+    /// brackets (`a <b and c> d`, `x < y`) stays as written.
+    fn unreadable_angle_link(&mut self, pos: usize) -> Option<usize> {
+        let rest = &self.text[pos + 1..];
+        let url_len = rest
+            .bytes()
+            .position(|b| matches!(b, b'|' | b'>' | b'<') || b.is_ascii_whitespace())?;
+        let url = &rest[..url_len];
+        let scheme = url.find(':')?;
+        if rest.as_bytes()[url_len] != b'|' || scheme < 2 || !has_scheme(&url[..=scheme]) {
+            return None;
+        }
+        let label_start = url_len + 1;
+        let label_len = rest[label_start..]
+            .bytes()
+            .take(MAX_LABEL_BYTES)
+            .position(|b| matches!(b, b'>' | b'<' | b'\n'))?;
+        if rest.as_bytes()[label_start + label_len] != b'>' {
+            return None;
+        }
+        let label = crate::mrkdwn::decode_entities(&rest[label_start..label_start + label_len]);
+        if label.trim().is_empty() {
+            return None;
+        }
+        let end = pos + 1 + label_start + label_len + 1;
+        self.push_shown(Span::new(pos, end), ShownText::DecodedWords(label));
         Some(end)
     }
 
@@ -581,17 +623,9 @@ impl<'a> Scanner<'a> {
         });
     }
 
-    /// `[1]`, `[1][2]` (one marker each), `[1, 3]`, `[1-3]`, `[^1]`.
+    /// `[1]`, `[1][2]` (one marker each), `[1, 3]`, `[1-3]`, `[^1]` ([`citation_marker`]).
     fn marker(&mut self, pos: usize) -> Option<usize> {
-        let window = &self.bytes[pos + 1..(pos + 1 + MAX_MARKER_BYTES).min(self.bytes.len())];
-        let close = memchr::memchr(b']', window)?;
-        let inner = &self.text[pos + 1..pos + 1 + close];
-        let end = pos + close + 2;
-        // `[1](url)` is a link and `[1]: url` a definition, not markers.
-        if matches!(self.bytes.get(end), Some(b'(')) {
-            return None;
-        }
-        let numbers = parse_marker_numbers(inner)?;
+        let (end, numbers) = citation_marker(self.text, pos)?;
         self.push_marker(Marker {
             span: Span::new(pos, end),
             numbers,

@@ -493,3 +493,74 @@ fn mentions_are_shown_as_slack_shows_them_and_are_not_links() {
         .collect();
     assert_eq!(shown, ["@ada", "#C0456", "@here", "@ops"]);
 }
+
+/// What `scan` shows for each piece of markup it read, in order.
+fn shown_words(text: &str) -> Vec<(String, String)> {
+    scan(text)
+        .shown
+        .iter()
+        .map(|item| {
+            let span = &text[item.span.start..item.span.end];
+            match &item.as_text {
+                ShownText::DecodedWords(words) => (span.to_string(), words.clone()),
+                other => (span.to_string(), format!("{other:?}")),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn slack_links_whose_url_cannot_be_read_show_their_label() {
+    // As Slack's SDK fixtures give a file_share and a file_mention message.
+    for text in [
+        "<@cal> uploaded a file: <https:...7.png|7.png>",
+        "<@cal> mentioned a file: <https:...7.png|7.png>",
+    ] {
+        let s = scan(text);
+        assert!(s.links.is_empty(), "{:?}", s.links);
+        assert!(s.unsupported.is_empty(), "{:?}", s.unsupported);
+        // (`<@cal>`, a name where Slack now puts a user id, is not read as a mention.)
+        assert_eq!(
+            shown_words(text),
+            [("<https:...7.png|7.png>".to_string(), "7.png".to_string())]
+        );
+    }
+    // The label is entity-decoded, as any Slack link's; a cut URL and other schemes
+    // read the same.
+    assert_eq!(
+        shown_words("See <https:...q3.pdf|R&amp;D &lt;plan&gt;> now")[0].1,
+        "R&D <plan>"
+    );
+    assert_eq!(shown_words("<https://|the doc>")[0].1, "the doc");
+    assert_eq!(shown_words("<ftp:..x|archive>")[0].1, "archive");
+    assert!(scan("<https://|the doc> <https:...7.png|7.png>")
+        .links
+        .is_empty());
+}
+
+#[test]
+fn angle_brackets_that_are_not_links_stay_as_written() {
+    for text in [
+        "a <b and c> d",
+        "x < y and y > z",
+        "a <b|c> d",
+        "a <b:c|d> e",
+        "<https:...7.png>",
+        "<https:...7.png|>",
+        "<https:...7.png|   >",
+        "<https:...7.png|7.png",
+        "<https:...7.png|7\n.png>",
+        "<https:... 7.png|7.png>",
+        "<1:2|3>",
+        "<:x|y>",
+    ] {
+        let s = scan(text);
+        assert!(s.shown.is_empty(), "{text}: {:?}", shown_words(text));
+        assert!(s.links.is_empty(), "{text}");
+    }
+    // Mentions and links still read as before.
+    assert_eq!(shown_words("<@U1|ada>")[0].1, "@ada");
+    let s = scan("<https://a.com/x|the doc>");
+    assert_eq!(s.links[0].url, "https://a.com/x");
+    assert_eq!(shown_words("<https://a.com/x|the doc>")[0].1, "the doc");
+}
