@@ -1,35 +1,41 @@
-//! Fits the support scorer's model and reports how often its verdicts agree with people
-//! who judged claims against their sources, beside the simplest rule, in one run.
+//! Fits the support scorer's model on three development sets written by others and
+//! reports, per source set, how often its verdicts agree with the people who judged the
+//! claims, beside the two simplest baselines, in one run.
 //!
-//! Data (in `../shared/corpora`, development sets only):
+//! Data (in `../shared/corpora`, development splits only; nothing here reads a test
+//! split):
+//! - WiCE dev (`wice_claim_dev.jsonl`; Kamoi et al. 2023): Wikipedia sentences judged
+//!   against the whole article they cite; `supported` is supported, `partially_supported`
+//!   and `not_supported` are not. `wice_tokens_dev.jsonl` marks the words of 124 claims
+//!   the article does not support: it measures `missing`.
+//! - AttributionBench dev (`attributionbench_dev.jsonl`; Li et al. 2024): claims from
+//!   Stanford-GenSearch (Bing Chat, NeevaAI, perplexity.ai, YouChat), AttributedQA and
+//!   LFQA, each against the passages annotators took from its cited pages;
+//!   `attributable` is supported. Its ExpertQA rows are read from ExpertQA itself.
 //! - ExpertQA's two validation splits (`expertqa_domain_val.jsonl`,
-//!   `expertqa_rand_val.jsonl`; MIT, Malaviya et al. 2024): every claim with evidence
-//!   passages and an expert `support` label; "Complete" is supported, "Partial",
-//!   "Incomplete" and "N/A" are not; "Missing" (no evidence) is left out.
-//! - WiCE's development split (`wice_claim_dev.jsonl`; Kamoi et al. 2023): Wikipedia
-//!   sentences judged against the whole article they cite; `supported` is supported,
-//!   `partially_supported` and `not_supported` are not. `wice_tokens_dev.jsonl` marks
-//!   the words of 124 claims the article does not support: it measures `missing`.
+//!   `expertqa_rand_val.jsonl`; MIT, Malaviya et al. 2024): claims with evidence passages
+//!   and an expert `support` label; "Complete" is supported, "Partial", "Incomplete" and
+//!   "N/A" are not; "Missing" (no evidence) is left out.
 //!
-//! Every figure is reported on claims the model was not fitted on: fitted on one data
-//! set and reported on the other, both ways; within ExpertQA fitted on one split and
-//! reported on the other; within WiCE by 5-fold cross-validation. The shipped model
-//! (`--write`) is fitted on WiCE, whose claims are judged against the whole article
-//! they cite — sourcebot's situation once it has read a page — and reported on both
-//! ExpertQA splits (never fitted on them) and, by 5-fold cross-validation, on WiCE —
-//! once with claim `i` in fold `i % 5`, and over eight ways of dealing the folds, whose
-//! mean and range say how far one split's figure can be trusted. A model fitted on
-//! ExpertQA and WiCE together is in the table too. Cut-offs come from the fitting
-//! data: `supported` at the share of supported claims (the base rate), `not supported`
-//! below the highest score at which 95 in 100 of the fitting claims under it are indeed
-//! not supported.
+//! The model is fitted on all three together, each set weighing the same and, within a
+//! set, supported and unsupported claims weighing the same. "Supported" is at 0.5;
+//! "not supported" is below the highest score at which, in every set fitted on, 95 in
+//! 100 of the claims under it are indeed not supported. Three figures per source set:
+//! - **left out**: fitted on the other two sets, measured on this one. This is the
+//!   figure that predicts answers no one here has seen.
+//! - **5-fold**: fitted on four fifths of every set, measured on the fifth.
+//! - **in sample**: the shipped model, fitted on everything.
 //!
-//! The one-line rule beside it: "supported unless a number or a capitalised word of the
-//! claim never appears in the evidence".
+//! The baselines, in the same run:
+//! - **word overlap**: the share of the claim's content words that the evidence holds,
+//!   cut where it best splits the fitting sets (the other two sets when left out).
+//! - **the one-line rule**: "supported unless a number or a capitalised word of the
+//!   claim never appears in the evidence".
 //!
 //! ```text
-//! cargo run --release --example support_fit            # report only
-//! cargo run --release --example support_fit -- --write # also write src/support/weights.json
+//! cargo run --release --example support_fit              # report only
+//! cargo run --release --example support_fit -- --write   # also write src/support/weights.json
+//! cargo run --release --example support_fit -- --features # each feature alone, and left out
 //! cargo run --release --example support_fit -- --feedback feedback.jsonl
 //! ```
 //!
@@ -45,11 +51,18 @@ use std::path::Path;
 use std::time::Instant;
 use support_eval::*;
 
-fn print_row(name: &str, scored: &Scored) {
+fn print_row(set: &str, name: &str, scored: &Scored) {
     let auc = scored.auc.map_or("—".to_string(), |a| format!("{a:.3}"));
+    let precision = if scored.said_not == 0 {
+        "—".to_string()
+    } else {
+        format!("{:.3}", scored.not_precision)
+    };
     println!(
-        "| {name} | {:.3} | {auc} | {} | {:.3} | {:.3} |",
-        scored.balanced_accuracy, scored.said_not, scored.not_precision, scored.none_precision
+        "| {set} | {name} | {:.3} | {auc} | {:.0}% | {} | {precision} |",
+        scored.balanced_accuracy,
+        scored.said_supported * 100.0,
+        scored.said_not
     );
 }
 
@@ -91,8 +104,8 @@ fn print_feedback(path: &str) -> anyhow::Result<()> {
 }
 
 fn main() -> anyhow::Result<()> {
-    let write = std::env::args().any(|a| a == "--write");
     let args: Vec<String> = std::env::args().collect();
+    let write = args.iter().any(|a| a == "--write");
     if let Some(at) = args.iter().position(|a| a == "--feedback") {
         let Some(path) = args.get(at + 1) else {
             anyhow::bail!("--feedback needs a file: sourcebot feedback export > feedback.jsonl");
@@ -100,120 +113,92 @@ fn main() -> anyhow::Result<()> {
         print_feedback(path)?;
     }
     let corpora = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora");
-    let paths = [
-        corpora.join("expertqa_domain_val.jsonl"),
-        corpora.join("expertqa_rand_val.jsonl"),
-        corpora.join("wice_claim_dev.jsonl"),
-        corpora.join("wice_tokens_dev.jsonl"),
-    ];
-    if let Some(absent) = paths.iter().find(|p| !p.exists()) {
+    let claims = match load_dev_sets(&corpora)? {
+        Ok(claims) => claims,
+        Err(absent) => {
+            println!(
+                "NOTICE: {} not found: nothing to fit or report.",
+                absent.display()
+            );
+            return Ok(());
+        }
+    };
+    let tokens = corpora.join("wice_tokens_dev.jsonl");
+    if tokens.exists() {
+        let m = missing_figures(&tokens)?;
         println!(
-            "NOTICE: {} not found: nothing to fit or report.",
-            absent.display()
+            "missing on WiCE's annotated claims ({}): {} words listed, precision {:.3}; \
+             recall {:.3} of the annotated content words ({}); {} of {} claims get at least one right word",
+            m.claims,
+            m.listed,
+            m.precision(),
+            m.recall(),
+            m.annotated_content,
+            m.claims_with_right,
+            m.claims
         );
-        return Ok(());
     }
-    let m = missing_figures(&paths[3])?;
-    println!(
-        "missing on WiCE's annotated claims ({}): {} words listed, precision {:.3}; \
-         recall {:.3} of the annotated content words ({}), {:.3} of all annotated tokens ({}); \
-         {} of {} claims get at least one right word",
-        m.claims,
-        m.listed,
-        m.precision(),
-        m.recall(),
-        m.annotated_content,
-        m.right as f64 / m.annotated.max(1) as f64,
-        m.annotated,
-        m.claims_with_right,
-        m.claims
-    );
-    let domain = load_expertqa(&paths[0])?;
-    let random = load_expertqa(&paths[1])?;
-    let wice = load_wice(&paths[2])?;
-    let share = |c: &[Claim]| c.iter().filter(|c| c.supported).count() as f64 / c.len() as f64;
-    println!(
-        "claims: ExpertQA domain {} ({:.0}% supported), random {} ({:.0}%), WiCE {} ({:.0}%)",
-        domain.len(),
-        share(&domain) * 100.0,
-        random.len(),
-        share(&random) * 100.0,
-        wice.len(),
-        share(&wice) * 100.0
-    );
+    for set in SETS {
+        let of: Vec<&Claim> = claims.iter().filter(|c| c.set == set).collect();
+        let supported = of.iter().filter(|c| c.supported).count();
+        println!(
+            "{set}: {} claims, {:.0}% supported",
+            of.len(),
+            100.0 * supported as f64 / of.len().max(1) as f64
+        );
+    }
     let started = Instant::now();
-    let rows_domain = measure(&domain);
-    let rows_random = measure(&random);
-    let rows_wice = measure(&wice);
+    let rows = measure(&claims);
     let measured_in = started.elapsed();
 
-    let expertqa: Vec<Claim> = domain.iter().chain(&random).cloned().collect();
-    let rows_expertqa: Vec<Vec<f64>> = rows_domain.iter().chain(&rows_random).cloned().collect();
-    let on_domain = fit_model(&rows_domain, &domain, "ExpertQA domain split");
-    let on_random = fit_model(&rows_random, &random, "ExpertQA random split");
-    let mut combined_rows = rows_domain.clone();
-    combined_rows.extend(rows_wice.iter().cloned());
-    let mut combined_claims = domain.clone();
-    combined_claims.extend(wice.iter().cloned());
-    let combined = fit_model(
-        &combined_rows,
-        &combined_claims,
-        "ExpertQA domain split and WiCE dev",
-    );
+    for set in SETS {
+        let (with, supported) = rows
+            .iter()
+            .zip(&claims)
+            .filter(|(r, c)| c.set == set && r[DIFFERS] > 0.0)
+            .fold((0, 0), |(n, s), (_, c)| {
+                (n + 1, s + usize::from(c.supported))
+            });
+        println!("{set}: the page gives a figure differently (differs) for {with} claims, {supported} of them labelled supported");
+    }
     let shipped = fit_model(
-        &rows_wice,
-        &wice,
+        &rows,
+        &claims,
         &format!(
-            "WiCE dev ({} claims, each against the whole article it cites; supported = supported)",
-            wice.len()
+            "WiCE dev, AttributionBench dev (without its ExpertQA rows) and ExpertQA validation ({} claims; each set and each label weighing the same)",
+            claims.len()
         ),
     );
+    let left_out = left_out_calls(&rows, &claims, None);
+    let folded = cross_validated_calls(&rows, &claims);
+    let in_sample = calls_of(&shipped, &rows);
+    let overlap_out = overlap_calls(&claims, true);
+    let overlap_in = overlap_calls(&claims, false);
+    let rule = rule_calls_all(&claims);
+
     println!();
-    println!("| method, reported on | balanced accuracy | ROC AUC | said \"not supported\" | of which not fully supported | of which supported in no part |");
-    println!("|---|---|---|---|---|---|");
-    println!("| **WiCE dev** | | | | | |");
-    print_row(
-        "**shipped: fitted on WiCE (5-fold, each fold held out)**",
-        &cross_validated(&rows_wice, &wice, None),
-    );
-    let (mean, low, high) = spread(&repeated_cross_validation(&rows_wice, &wice));
+    println!("| source set | method | balanced accuracy | ROC AUC | said \"supported\" | said \"not supported\" | of which not fully supported |");
+    println!("|---|---|---|---|---|---|---|");
+    for set in SETS {
+        let rows_of = [
+            ("**left out** (fitted on the other two sets)", &left_out),
+            ("5-fold (all three sets)", &folded),
+            ("in sample (shipped)", &in_sample),
+            ("word overlap, left out", &overlap_out),
+            ("word overlap, in sample", &overlap_in),
+            ("one-line rule", &rule),
+        ];
+        for (name, calls) in rows_of {
+            print_row(set, name, &calls.on_set(&claims, set));
+        }
+    }
+    println!();
     println!(
-        "| shipped, {FOLD_ASSIGNMENTS} ways of dealing the folds: mean (lowest–highest) | {mean:.3} ({low:.3}–{high:.3}) | | | | |"
+        "left out, mean over the five source sets: {:.3} (word overlap {:.3}, one-line rule {:.3})",
+        mean_ba(&left_out, &claims),
+        mean_ba(&overlap_out, &claims),
+        mean_ba(&rule, &claims)
     );
-    print_row("fitted on ExpertQA (both splits)", &{
-        let model = fit_model(&rows_expertqa, &expertqa, "ExpertQA");
-        model_calls(&model, &rows_wice, &wice)
-    });
-    print_row(
-        "fitted on ExpertQA domain + WiCE (5-fold over WiCE)",
-        &cross_validated(&rows_wice, &wice, Some((&rows_domain, &domain))),
-    );
-    print_row("one-line rule", &rule_calls(&wice));
-    println!("| **ExpertQA random split** | | | | | |");
-    print_row(
-        "**shipped: fitted on WiCE**",
-        &model_calls(&shipped, &rows_random, &random),
-    );
-    print_row(
-        "fitted on ExpertQA domain",
-        &model_calls(&on_domain, &rows_random, &random),
-    );
-    print_row(
-        "fitted on ExpertQA domain + WiCE",
-        &model_calls(&combined, &rows_random, &random),
-    );
-    print_row("one-line rule", &rule_calls(&random));
-    println!("| **ExpertQA domain split** | | | | | |");
-    print_row(
-        "**shipped: fitted on WiCE**",
-        &model_calls(&shipped, &rows_domain, &domain),
-    );
-    print_row(
-        "fitted on ExpertQA random",
-        &model_calls(&on_random, &rows_domain, &domain),
-    );
-    print_row("one-line rule", &rule_calls(&domain));
-    println!();
     println!(
         "shipped cut-offs: supported ≥ {:.3}, not supported < {:.3} (partly supported between)",
         shipped.supported_at, shipped.partly_at
@@ -221,33 +206,35 @@ fn main() -> anyhow::Result<()> {
     for (name, weight) in FEATURE_NAMES.iter().zip(&shipped.weights) {
         println!("  {name:>20} {weight:+.3}");
     }
-    if std::env::args().any(|a| a == "--weights") {
-        for (label, model) in [("WiCE", &shipped), ("ExpertQA domain", &on_domain)] {
-            println!(
-                "fitted on {label}: supported ≥ {:.3}, not < {:.3}",
-                model.supported_at, model.partly_at
-            );
-            for (name, weight) in FEATURE_NAMES.iter().zip(&model.weights) {
-                println!("  {name:>20} {weight:+.3}");
-            }
-        }
-        let labels: Vec<bool> = wice.iter().map(|c| c.supported).collect();
-        for (i, name) in FEATURE_NAMES.iter().enumerate() {
-            let column: Vec<f64> = rows_wice.iter().map(|r| r[i]).collect();
-            let labels_e: Vec<bool> = expertqa.iter().map(|c| c.supported).collect();
-            let column_e: Vec<f64> = rows_expertqa.iter().map(|r| r[i]).collect();
-            println!(
-                "  {name:>20} AUC WiCE {:.3} ExpertQA {:.3}",
-                roc_auc(&column, &labels),
-                roc_auc(&column_e, &labels_e)
-            );
+    if args.iter().any(|a| a == "--means") {
+        for (j, name) in FEATURE_NAMES.iter().enumerate() {
+            let cells: Vec<String> = GROUPS
+                .iter()
+                .flat_map(|g| [true, false].map(move |l| (g, l)))
+                .map(|(g, l)| {
+                    let v: Vec<f64> = rows
+                        .iter()
+                        .zip(&claims)
+                        .filter(|(_, c)| c.group == *g && c.supported == l)
+                        .map(|(r, _)| r[j])
+                        .collect();
+                    format!("{:.2}", v.iter().sum::<f64>() / v.len().max(1) as f64)
+                })
+                .collect();
+            println!("  {name:>20} {}", cells.join(" "));
         }
     }
-    let claims = domain.len() + random.len() + wice.len();
+    if args.iter().any(|a| a == "--features") {
+        print_features(&rows, &claims);
+    }
+    if args.iter().any(|a| a == "--select") {
+        select_features(&rows, &claims);
+    }
     println!(
-        "\nmeasured {claims} claims in {:.0} ms on one core ({:.0} claims/s)",
+        "\nmeasured {} claims in {:.0} ms on one core ({:.0} claims/s)",
+        claims.len(),
         measured_in.as_secs_f64() * 1000.0,
-        claims as f64 / measured_in.as_secs_f64()
+        claims.len() as f64 / measured_in.as_secs_f64()
     );
     if write {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/support/weights.json");
@@ -255,4 +242,107 @@ fn main() -> anyhow::Result<()> {
         println!("wrote {}", path.display());
     }
     Ok(())
+}
+
+/// The mean balanced accuracy of `calls` over the five source sets.
+fn mean_ba(calls: &Calls, claims: &[Claim]) -> f64 {
+    SETS.iter()
+        .map(|set| calls.on_set(claims, set).balanced_accuracy)
+        .sum::<f64>()
+        / SETS.len() as f64
+}
+
+/// Each feature alone: its ROC AUC on each development set, and the balanced accuracy
+/// of a model of it alone fitted on two sets and measured on the third.
+fn print_features(rows: &[Vec<f64>], claims: &[Claim]) {
+    println!("\neach feature alone: ROC AUC per development set; balanced accuracy left out, per source set and mean");
+    println!(
+        "| feature | AUC WiCE | AUC AttributionBench | AUC ExpertQA | {} | mean |",
+        SETS.join(" | ")
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for (j, name) in FEATURE_NAMES.iter().enumerate() {
+        if SET_TELLERS.contains(name) {
+            continue;
+        }
+        let aucs: Vec<String> = GROUPS
+            .iter()
+            .map(|group| {
+                let (column, labels): (Vec<f64>, Vec<bool>) = rows
+                    .iter()
+                    .zip(claims)
+                    .filter(|(_, c)| c.group == *group)
+                    .map(|(r, c)| (r[j], c.supported))
+                    .unzip();
+                format!("{:.3}", roc_auc(&column, &labels))
+            })
+            .collect();
+        let others: Vec<usize> = (0..FEATURE_NAMES.len()).filter(|&k| k != j).collect();
+        let calls = left_out_calls(rows, claims, Some(&others));
+        let per: Vec<String> = SETS
+            .iter()
+            .map(|set| format!("{:.3}", calls.on_set(claims, set).balanced_accuracy))
+            .collect();
+        println!(
+            "| {name} | {} | {} | {:.3} |",
+            aucs.join(" | "),
+            per.join(" | "),
+            mean_ba(&calls, claims)
+        );
+    }
+}
+
+/// Greedy forward selection of features by the left-out figure (`--select`): from none,
+/// add the feature that raises the mean left-out balanced accuracy most, while one does.
+fn select_features(rows: &[Vec<f64>], claims: &[Claim]) {
+    let mut chosen: Vec<usize> = Vec::new();
+    let mut best = 0.0;
+    loop {
+        let mut step: Option<(usize, f64)> = None;
+        for j in (0..FEATURE_NAMES.len())
+            .filter(|&j| !chosen.contains(&j) && !SET_TELLERS.contains(&FEATURE_NAMES[j]))
+        {
+            let mut with = chosen.clone();
+            with.push(j);
+            let left_out: Vec<usize> = (0..FEATURE_NAMES.len())
+                .filter(|k| !with.contains(k))
+                .collect();
+            let calls = left_out_calls(rows, claims, Some(&left_out));
+            let score = mean_ba(&calls, claims);
+            if chosen.is_empty() {
+                let per: Vec<String> = SETS
+                    .iter()
+                    .map(|set| format!("{:.3}", calls.on_set(claims, set).balanced_accuracy))
+                    .collect();
+                println!(
+                    "  alone {:<20} mean {score:.3}: {}",
+                    FEATURE_NAMES[j],
+                    per.join(" ")
+                );
+            }
+            if step.is_none_or(|(_, s)| score > s) {
+                step = Some((j, score));
+            }
+        }
+        match step {
+            Some((j, score)) if score > best + 0.001 => {
+                chosen.push(j);
+                best = score;
+                let left_out: Vec<usize> = (0..FEATURE_NAMES.len())
+                    .filter(|k| !chosen.contains(k))
+                    .collect();
+                let calls = left_out_calls(rows, claims, Some(&left_out));
+                let per: Vec<String> = SETS
+                    .iter()
+                    .map(|set| format!("{set} {:.3}", calls.on_set(claims, set).balanced_accuracy))
+                    .collect();
+                println!(
+                    "+ {:<20} mean {score:.3}: {}",
+                    FEATURE_NAMES[j],
+                    per.join(", ")
+                );
+            }
+            _ => break,
+        }
+    }
 }

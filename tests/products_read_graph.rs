@@ -220,13 +220,10 @@ async fn graph_a_claim_whose_figure_the_document_contradicts_is_not_supported() 
     assert_contradicted(&report, "freeze at 17:00", "17:00");
 }
 
-/// A known limit of the built-in scorer, kept here so that it shows: the runbook says
-/// change freezes start at 18:00, the claim 17:00; the hour is listed as missing, yet
-/// the claim is called supported (0.40), every other word being there. Issue 35's
-/// `differs` is to tell that the page gives another figure for the same thing. Run
-/// with `--ignored`.
+/// The runbook says change freezes start at 18:00, the claim 17:00; every other word
+/// is there. Before issue 35 the claim was called supported; now the page's own figure
+/// for the same thing (`differs`) keeps it from being so.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "the built-in scorer calls a contradicted figure supported when every other word matches (issue 35)"]
 async fn a_contradicted_start_time_in_a_sharepoint_runbook_is_not_supported() {
     let graph = FakeGraph::start(
         next_ip,

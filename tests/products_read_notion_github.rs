@@ -286,16 +286,11 @@ async fn github_issues_are_read_through_every_comment_page_and_files_as_raw_mark
     expect_cached(&pipeline, &text, &report, &github, Product::Github).await;
 }
 
-/// A known limit of the built-in scorer, kept here so that it shows: the issue says
-/// rollbacks must finish within 30 minutes, the claim says 15. The figure is listed as
-/// missing (the claim's evidence is right), yet the scorer calls the claim supported
-/// (0.848): its verdict grows with the document's length (the same issue without its
-/// 100 other comments scores 0.32, "partly supported"; with 5 of them 0.41,
-/// "supported"). Telling that the page gives another figure for the same thing is
-/// issue 35's `differs`; a rule that caps every claim with a missing figure at "partly"
-/// was measured and not kept (docs/support.md). Run with `--ignored`.
+/// The issue says rollbacks must finish within 30 minutes, the claim says 15, among 100
+/// other comments. Before issue 35 the scorer called the claim supported, the more so
+/// the longer the document; now coverage is weighed by rarity over the best passages,
+/// and the page's own figure for the same thing (`differs`) keeps it from "supported".
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "the built-in scorer calls a long document's contradicted figure supported (issue 35)"]
 async fn a_figure_a_long_github_issue_contradicts_is_not_supported() {
     let github = fake_github_issue_and_file().await;
     let pipeline = pipeline(&Product::Github.settings(&github));

@@ -2,16 +2,22 @@
 //! it: how many of the claim's content words, word pairs, numbers and names the
 //! passages contain, the longest run of the claim's words they repeat in order, whether
 //! one side negates what the other states, how strongly the best sentence matches, and
-//! which of its numbers, dates and names the page never mentions ([`super::missing`]).
-//! Each measure is a plain number in [`FEATURE_NAMES`] order, so the fitted model in
+//! which of its numbers, dates and names the page never mentions ([`super::missing`]),
+//! how much of the claim the passages hold when each word is weighed by how rare it is
+//! in English ([`super::rarity`]), whether the claim's names and figures stand together
+//! in one passage, and whether a negation stands next to the words the passage shares
+//! with the claim. Each measure is a plain number in [`FEATURE_NAMES`] order, so the fitted model in
 //! [`super::model`] can weigh them.
 
 use super::passages::{Page, Window};
 use super::text::{tokenize, Token};
 use std::collections::HashSet;
 
+/// How many features there are.
+pub const FEATURE_COUNT: usize = 24;
+
 /// The names of the features, in the order [`features`] returns them.
-pub const FEATURE_NAMES: [&str; 19] = [
+pub const FEATURE_NAMES: [&str; FEATURE_COUNT] = [
     "recall_best",
     "recall_top3",
     "recall_page",
@@ -31,13 +37,18 @@ pub const FEATURE_NAMES: [&str; 19] = [
     "missing_salient_log",
     "missing_any",
     "rule_missing_log",
+    "rare_recall_best",
+    "rare_recall_top3",
+    "rare_recall_page",
+    "salient_together",
+    "negation_near",
 ];
 
 /// The direction each feature may push the score in (1: more means more support, -1:
 /// less, 0: either), in [`FEATURE_NAMES`] order. The fitted model keeps to them, so
 /// that less overlap never raises the score, however the features lean on each other.
-pub const FEATURE_SIGNS: [i8; 19] = [
-    1, 1, 1, 1, 1, 1, -1, 1, -1, 1, 0, 0, 1, -1, 0, 1, -1, -1, -1,
+pub const FEATURE_SIGNS: [i8; FEATURE_COUNT] = [
+    1, 1, 1, 1, 1, 1, -1, 1, -1, 1, 0, 0, 1, -1, 0, 1, -1, -1, -1, 1, 1, 1, 1, -1,
 ];
 
 /// The index of `recall_page` in [`FEATURE_NAMES`].
@@ -50,12 +61,15 @@ const TOP: usize = 3;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Measured {
     /// The feature values, in [`FEATURE_NAMES`] order.
-    pub values: [f64; 19],
+    pub values: [f64; FEATURE_COUNT],
     /// The claim's salient words the page never mentions
     /// ([`super::missing::missing_words`]).
     pub missing: Vec<String>,
     /// The best window (its sentences), to quote; `None` when the page has no text.
     pub best: Option<Window>,
+    /// The claim's figures that the best window gives differently
+    /// ([`super::differs::differs_in`]).
+    pub differs: Vec<crate::model::Differ>,
 }
 
 /// The claim's tokens that carry content (not stop words).
@@ -196,8 +210,38 @@ pub fn features(claim: &str, page: &Page<'_>) -> Measured {
         &page_stems,
     );
 
+    let rare_recall_best = rare_recall(&query, &best_stems);
+    let rare_recall_top3 = rare_recall(&query, &top_stems);
+    let rare_recall_page = rare_recall(&query, &page_stems);
+    let salient: Vec<&str> = claim_content
+        .iter()
+        .filter(|t| t.name || (t.number && !looks_like_list_index(&t.stem)))
+        .map(|t| t.stem.as_str())
+        .collect();
+    let salient_together = together(&salient, page);
+    let negation_near = match &best {
+        Some(window) => {
+            let near = negated_near(page, window, &query);
+            if claim_negated != near {
+                1.0
+            } else {
+                0.0
+            }
+        }
+        None => 0.0,
+    };
+
     let missing = super::missing::missing_words(claim, &page.index);
+    let differs = match &best {
+        // Only a figure the whole page lacks: one it has elsewhere is not contradicted.
+        Some(window) if !missing.is_empty() => super::differs::differs_in(claim, page, window)
+            .into_iter()
+            .filter(|d| missing.iter().any(|m| d.claim.contains(m.as_str())))
+            .collect(),
+        _ => Vec::new(),
+    };
     Measured {
+        differs,
         values: [
             recall_best,
             recall_top3,
@@ -218,10 +262,85 @@ pub fn features(claim: &str, page: &Page<'_>) -> Measured {
             ((missing.len() + 1) as f64).ln(),
             if missing.is_empty() { 0.0 } else { 1.0 },
             ((super::missing::rule_missing_count(claim, &page.index) + 1) as f64).ln(),
+            rare_recall_best,
+            rare_recall_top3,
+            rare_recall_page,
+            salient_together,
+            negation_near,
         ],
         best,
         missing,
     }
+}
+
+/// The share of `wanted`'s weight ([`super::rarity::weight`]) that `have` holds, each
+/// distinct stem once (1 when nothing is wanted).
+fn rare_recall(wanted: &[&str], have: &HashSet<&str>) -> f64 {
+    let mut seen = HashSet::new();
+    let (mut total, mut found) = (0.0, 0.0);
+    for stem in wanted.iter().copied().filter(|s| seen.insert(*s)) {
+        let weight = super::rarity::weight(stem);
+        total += weight;
+        if have.contains(stem) {
+            found += weight;
+        }
+    }
+    if total == 0.0 {
+        1.0
+    } else {
+        found / total
+    }
+}
+
+/// The largest share of the claim's names and figures (`salient`, stems) that one
+/// passage holds together: any three consecutive sentences of one part of the page.
+/// 1 when the claim has none.
+fn together(salient: &[&str], page: &Page<'_>) -> f64 {
+    let wanted: Vec<&str> = {
+        let mut seen = HashSet::new();
+        salient
+            .iter()
+            .copied()
+            .filter(|s| seen.insert(*s))
+            .collect()
+    };
+    if wanted.is_empty() {
+        return 1.0;
+    }
+    // Which of the wanted stems each sentence holds, as a bit set (at most 64 kept).
+    let wanted = &wanted[..wanted.len().min(64)];
+    let held: Vec<u64> = page
+        .tokens
+        .iter()
+        .map(|sentence| {
+            sentence.iter().fold(0u64, |bits, token| {
+                match wanted.iter().position(|w| *w == token.stem) {
+                    Some(i) => bits | (1 << i),
+                    None => bits,
+                }
+            })
+        })
+        .collect();
+    let mut best = 0u32;
+    for part in &page.parts {
+        for start in part.clone() {
+            let end = (start + 3).min(part.end);
+            let bits = held[start..end].iter().fold(0u64, |a, b| a | b);
+            best = best.max(bits.count_ones());
+        }
+    }
+    f64::from(best) / wanted.len() as f64
+}
+
+/// Whether a negation ("not", "never", "n't"…) stands within three words before a word
+/// the `window` shares with the claim (`query`, its content stems).
+fn negated_near(page: &Page<'_>, window: &Window, query: &[&str]) -> bool {
+    let tokens: Vec<&Token> = page.window_tokens(window).collect();
+    tokens.iter().enumerate().any(|(i, token)| {
+        !token.negation
+            && query.contains(&token.stem.as_str())
+            && tokens[i.saturating_sub(3)..i].iter().any(|t| t.negation)
+    })
 }
 
 /// Adjacent content-word pairs.
@@ -267,7 +386,7 @@ fn looks_like_list_index(number: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn measure(claim: &str, page: &str) -> [f64; 19] {
+    fn measure(claim: &str, page: &str) -> [f64; FEATURE_COUNT] {
         features(claim, &Page::new(&[page])).values
     }
 

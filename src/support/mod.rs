@@ -9,12 +9,16 @@
 //! scorer agrees with experts is in docs/support.md ("Does the source say it?").
 
 pub mod check;
+pub mod differs;
 pub mod features;
+pub mod figures;
 pub mod jsonl;
 pub mod judge;
 pub mod missing;
 pub mod model;
 pub mod passages;
+pub mod rarity;
+pub(crate) mod reading;
 pub mod text;
 
 use model::{Model, ModelError};
@@ -46,6 +50,10 @@ pub struct Support {
     /// The claim's salient words the page never mentions, as the claim writes them.
     #[serde(default)]
     pub missing: Vec<String>,
+    /// The claim's figures the page gives differently, with what the page says instead
+    /// (see [`crate::model::ClaimSupport::differs`]).
+    #[serde(default)]
+    pub differs: Vec<crate::model::Differ>,
 }
 
 /// Scores claims against the text of the pages they cite.
@@ -79,6 +87,22 @@ impl SupportScorer {
         self.model.probability(values) * (overlap / MIN_OVERLAP).min(1.0)
     }
 
+    /// The verdict for a claim scored `score` whose page lacks one of its names or
+    /// figures (`lacks_detail`, i.e. `missing` is not empty): `supported` at or above
+    /// the model's `supported_at`; `not supported` below its `partly_at` only when the
+    /// page also lacks a detail of the claim (a low score alone is as often a page that
+    /// says it in other words: on the development sets this keeps "not supported" right
+    /// 90 times in 100 where it was right 81 to 83 times); `partly supported` otherwise.
+    pub fn verdict(&self, score: f64, lacks_detail: bool) -> SupportVerdict {
+        if score >= self.model.supported_at {
+            SupportVerdict::Supported
+        } else if score < self.model.partly_at && lacks_detail {
+            SupportVerdict::NotSupported
+        } else {
+            SupportVerdict::PartlySupported
+        }
+    }
+
     /// How far `evidence` (the page's text, or passages from it) supports `claim`.
     pub fn score(&self, claim: &str, evidence: &[&str]) -> Support {
         self.score_page(claim, &Page::new(evidence))
@@ -93,17 +117,16 @@ impl SupportScorer {
                 verdict: SupportVerdict::Unreadable,
                 quote: None,
                 missing: Vec::new(),
+                differs: Vec::new(),
             };
         }
         let measured = features::features(claim, page);
         let score = self.probability(&measured.values);
-        let verdict = if score >= self.model.supported_at {
-            SupportVerdict::Supported
-        } else if score >= self.model.partly_at {
-            SupportVerdict::PartlySupported
-        } else {
-            SupportVerdict::NotSupported
-        };
+        let mut verdict = self.verdict(score, !measured.missing.is_empty());
+        if verdict == SupportVerdict::Supported && !measured.differs.is_empty() {
+            // The page gives another figure for the same thing: never "supported".
+            verdict = SupportVerdict::PartlySupported;
+        }
         let quote = measured.best.map(|window| {
             let text = page.sentences[window.first..window.end].join(" ");
             cut(&text, MAX_QUOTE_CHARS)
@@ -113,6 +136,7 @@ impl SupportScorer {
             verdict,
             quote,
             missing: measured.missing,
+            differs: measured.differs,
         }
     }
 }
@@ -179,7 +203,7 @@ mod tests {
     }
 
     #[test]
-    fn clashing_numbers_and_negation_score_lower_than_agreement() {
+    fn clashing_numbers_score_lower_than_agreement() {
         let scorer = SupportScorer::builtin().expect("builtin model");
         let page = "Audit findings. Sorokin et al. found that 1.3 to 2.4 percent of feeding tubes were malpositioned in 2006. The hospital does not track the cause.";
         let agrees = scorer.score(
@@ -191,9 +215,28 @@ mod tests {
             &[page],
         );
         assert!(agrees.score > clashes.score, "{agrees:?} vs {clashes:?}");
-        let negated = scorer.score("The hospital tracks the cause.", &[page]);
-        let same = scorer.score("The hospital does not track the cause.", &[page]);
-        assert!(same.score > negated.score, "{same:?} vs {negated:?}");
+        // Negation is not weighed: on the development sets no measure of it told
+        // support apart (docs/support.md), so a claim the page negates can still be
+        // called supported; this is the limit docs/support.md states.
+    }
+
+    #[test]
+    fn a_figure_the_page_gives_differently_is_never_supported() {
+        let scorer = SupportScorer::builtin().expect("builtin model");
+        let page = "Change policy. Emergency changes need approval from 2 directors before they ship. Routine changes need one reviewer.";
+        let support = scorer.score("Emergency changes need approval from 3 directors.", &[page]);
+        assert_ne!(support.verdict, SupportVerdict::Supported, "{support:?}");
+        assert_eq!(
+            support.differs,
+            [crate::model::Differ {
+                claim: "3 directors".into(),
+                page: "2 directors".into()
+            }],
+            "{support:?}"
+        );
+        let same = scorer.score("Emergency changes need approval from 2 directors.", &[page]);
+        assert_eq!(same.verdict, SupportVerdict::Supported, "{same:?}");
+        assert!(same.differs.is_empty());
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! The small model that turns the support features into a probability: logistic
 //! regression on standardised features, its weights in `weights.json` beside this file
-//! (fitted by `examples/support_fit.rs` on one split of the development data, with the
-//! split and the claim count recorded in the file), and the two cut-offs that make a
-//! verdict of the probability. [`fit`] is the fitting itself (Newton's method with a
-//! small L2 penalty), so that anyone can reproduce the weights.
+//! (fitted by `examples/support_fit.rs` on the development sets, which it names in the
+//! file), and the two cut-offs that make a verdict of the probability. [`fit`] and
+//! [`fit_weighted`] are the fitting itself (Newton's method with a small L2 penalty),
+//! so that anyone can reproduce the weights.
 
 use super::features::{FEATURE_NAMES, FEATURE_SIGNS};
 use serde::{Deserialize, Serialize};
@@ -105,9 +105,35 @@ fn sigmoid(z: f64) -> f64 {
 /// [`FEATURE_SIGNS`] is set to zero and the rest refitted, until all keep to theirs.
 /// The cut-offs are left at 0.5; the caller sets them.
 pub fn fit(rows: &[Vec<f64>], labels: &[bool], l2: f64, fitted_on: &str) -> Model {
+    let ones = vec![1.0; rows.len()];
+    let zeros = vec![0; rows.len()];
+    fit_weighted(rows, labels, &ones, &zeros, l2, fitted_on, &[])
+}
+
+/// [`fit`] with a weight for each row (a row of weight 2 counts as two rows; the
+/// features are standardised with the same weights), an intercept of its own for each
+/// group of rows (`groups[i]` is row `i`'s, from 0), and the features at the indices in
+/// `left_out` held at weight 0. The model's intercept is the mean of the groups': the
+/// weights learn what tells support within each group, not what tells the groups apart
+/// (one data set's pages are longer, another's annotators stricter), and a text from
+/// none of them gets the middle ground.
+pub fn fit_weighted(
+    rows: &[Vec<f64>],
+    labels: &[bool],
+    weights: &[f64],
+    groups: &[usize],
+    l2: f64,
+    fitted_on: &str,
+    left_out: &[usize],
+) -> Model {
     let mut used = [true; FEATURE_NAMES.len()];
+    for &j in left_out {
+        if let Some(u) = used.get_mut(j) {
+            *u = false;
+        }
+    }
     loop {
-        let model = fit_with(rows, labels, l2, fitted_on, &used);
+        let model = fit_with(rows, labels, weights, groups, l2, fitted_on, &used);
         let wrong: Vec<usize> = (0..used.len())
             .filter(|&j| used[j] && f64::from(FEATURE_SIGNS[j]) * model.weights[j] < 0.0)
             .collect();
@@ -123,27 +149,37 @@ pub fn fit(rows: &[Vec<f64>], labels: &[bool], l2: f64, fitted_on: &str) -> Mode
 }
 
 /// [`fit`] over the features `used` marks (the others get weight 0).
-fn fit_with(rows: &[Vec<f64>], labels: &[bool], l2: f64, fitted_on: &str, used: &[bool]) -> Model {
+fn fit_with(
+    rows: &[Vec<f64>],
+    labels: &[bool],
+    weights: &[f64],
+    groups: &[usize],
+    l2: f64,
+    fitted_on: &str,
+    used: &[bool],
+) -> Model {
     let n = FEATURE_NAMES.len();
-    let count = rows.len().max(1) as f64;
+    let count: f64 = weights.iter().sum::<f64>().max(f64::MIN_POSITIVE);
     let mut mean = vec![0.0; n];
-    for row in rows {
+    for (row, weight) in rows.iter().zip(weights) {
         for (m, v) in mean.iter_mut().zip(row) {
-            *m += v / count;
+            *m += weight * v / count;
         }
     }
     let mut scale = vec![0.0; n];
-    for row in rows {
+    for (row, weight) in rows.iter().zip(weights) {
         for ((s, v), m) in scale.iter_mut().zip(row).zip(&mean) {
-            *s += (v - m).powi(2) / count;
+            *s += weight * (v - m).powi(2) / count;
         }
     }
     for s in &mut scale {
         *s = if *s > 1e-12 { s.sqrt() } else { 1.0 };
     }
+    let group_count = groups.iter().max().map_or(1, |g| g + 1);
     let x: Vec<Vec<f64>> = rows
         .iter()
-        .map(|row| {
+        .zip(groups)
+        .map(|(row, &group)| {
             let mut z: Vec<f64> = row
                 .iter()
                 .zip(&mean)
@@ -151,21 +187,21 @@ fn fit_with(rows: &[Vec<f64>], labels: &[bool], l2: f64, fitted_on: &str, used: 
                 .zip(used)
                 .map(|(((v, m), s), u)| if *u { (v - m) / s } else { 0.0 })
                 .collect();
-            z.push(1.0);
+            z.extend((0..group_count).map(|g| if g == group { 1.0 } else { 0.0 }));
             z
         })
         .collect();
-    let d = n + 1;
+    let d = n + group_count;
     let mut beta = vec![0.0; d];
     for _ in 0..50 {
         let mut gradient = vec![0.0; d];
         let mut hessian = vec![vec![0.0; d]; d];
-        for (xi, &yi) in x.iter().zip(labels) {
+        for ((xi, &yi), &weight) in x.iter().zip(labels).zip(weights) {
             let p = sigmoid(xi.iter().zip(&beta).map(|(a, b)| a * b).sum());
             let y = if yi { 1.0 } else { 0.0 };
-            let w = (p * (1.0 - p)).max(1e-9);
+            let w = weight * (p * (1.0 - p)).max(1e-9);
             for j in 0..d {
-                gradient[j] += (p - y) * xi[j];
+                gradient[j] += weight * (p - y) * xi[j];
                 for k in 0..d {
                     hessian[j][k] += w * xi[j] * xi[k];
                 }
@@ -191,7 +227,7 @@ fn fit_with(rows: &[Vec<f64>], labels: &[bool], l2: f64, fitted_on: &str, used: 
         mean,
         scale,
         weights: beta[..n].to_vec(),
-        bias: beta[n],
+        bias: beta[n..].iter().sum::<f64>() / group_count as f64,
         supported_at: 0.5,
         partly_at: 0.5,
         fitted_on: fitted_on.to_string(),
