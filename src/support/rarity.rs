@@ -11,8 +11,7 @@
 //! A word's weight is its information in log10 units, `9 − Zipf`: "the" weighs 1.3,
 //! "company" about 3.7, and a word absent from the list weighs [`UNLISTED_WEIGHT`].
 //! The table is keyed by Snowball stem, the way the scorer compares words, with the
-//! frequencies of one stem's forms added together. It is built once, on first use,
-//! in about 20 ms.
+//! frequencies of one stem's forms added together. It is built once, on first use.
 
 use super::text::stem;
 use std::collections::HashMap;
