@@ -107,6 +107,16 @@ pub fn load_dev_sets(corpora: &Path) -> anyhow::Result<Result<Vec<Claim>, std::p
     Ok(Ok(claims))
 }
 
+/// The passages of a JSON list of strings, each without its `[n] URL` header.
+fn passages(list: Option<&Value>) -> Vec<String> {
+    list.and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(|p| strip_evidence_header(p).to_string())
+        .collect()
+}
+
 /// AttributionBench's development claims, each against the passages annotators took
 /// from its cited pages. Its ExpertQA rows are left out: they are ExpertQA's validation
 /// claims, which [`load_expertqa`] reads with the expert's own label.
@@ -119,14 +129,7 @@ pub fn load_attributionbench(path: &Path) -> anyhow::Result<Vec<Claim>> {
         if set == "ExpertQA" || set.is_empty() {
             continue;
         }
-        let evidence: Vec<String> = record
-            .get("references")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(|p| strip_evidence_header(p).to_string())
-            .collect();
+        let evidence = passages(record.get("references"));
         claims.push(Claim {
             text: text("claim").to_string(),
             evidence,
@@ -155,14 +158,7 @@ pub fn load_expertqa(path: &Path) -> anyhow::Result<Vec<Claim>> {
                 .flatten()
             {
                 let label = claim.get("support").and_then(Value::as_str).unwrap_or("");
-                let evidence: Vec<String> = claim
-                    .get("evidence")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str)
-                    .map(|p| strip_evidence_header(p).to_string())
-                    .collect();
+                let evidence = passages(claim.get("evidence"));
                 if evidence.is_empty() || label.is_empty() || label == "Missing" {
                     continue;
                 }

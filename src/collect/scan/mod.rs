@@ -458,13 +458,7 @@ impl<'a> Scanner<'a> {
             b'>' => (None, url_len),
             b'|' => {
                 let label_start = url_len + 1;
-                let label_len = rest[label_start..]
-                    .bytes()
-                    .take(MAX_LABEL_BYTES)
-                    .position(|b| matches!(b, b'>' | b'<' | b'\n'))?;
-                if rest.as_bytes()[label_start + label_len] != b'>' {
-                    return None;
-                }
+                let label_len = slack_label_len(&rest[label_start..])?;
                 (
                     Some(&rest[label_start..label_start + label_len]),
                     label_start + label_len,
@@ -517,13 +511,7 @@ impl<'a> Scanner<'a> {
             return None;
         }
         let label_start = url_len + 1;
-        let label_len = rest[label_start..]
-            .bytes()
-            .take(MAX_LABEL_BYTES)
-            .position(|b| matches!(b, b'>' | b'<' | b'\n'))?;
-        if rest.as_bytes()[label_start + label_len] != b'>' {
-            return None;
-        }
+        let label_len = slack_label_len(&rest[label_start..])?;
         let label = crate::mrkdwn::decode_entities(&rest[label_start..label_start + label_len]);
         if label.trim().is_empty() {
             return None;
@@ -727,6 +715,17 @@ impl<'a> Scanner<'a> {
         }
         Some(end)
     }
+}
+
+/// The length of a Slack link's label at the start of `rest` (after its `|`): up to the
+/// `>` that closes it, at most [`MAX_LABEL_BYTES`]; `None` when a `<`, a line break or
+/// the end comes first.
+fn slack_label_len(rest: &str) -> Option<usize> {
+    let len = rest
+        .bytes()
+        .take(MAX_LABEL_BYTES)
+        .position(|b| matches!(b, b'>' | b'<' | b'\n'))?;
+    (rest.as_bytes()[len] == b'>').then_some(len)
 }
 
 /// Finds the next byte that may start a citation form — code, links, markers, images,
