@@ -87,22 +87,6 @@ impl SupportScorer {
         self.model.probability(values) * (overlap / MIN_OVERLAP).min(1.0)
     }
 
-    /// The verdict for a claim scored `score` whose page lacks one of its names or
-    /// figures (`lacks_detail`, i.e. `missing` is not empty): `supported` at or above
-    /// the model's `supported_at`; `not supported` below its `partly_at` only when the
-    /// page also lacks a detail of the claim (a low score alone is as often a page that
-    /// says it in other words: on the development sets this keeps "not supported" right
-    /// 90 times in 100 where it was right 81 to 83 times); `partly supported` otherwise.
-    pub fn verdict(&self, score: f64, lacks_detail: bool) -> SupportVerdict {
-        if score >= self.model.supported_at {
-            SupportVerdict::Supported
-        } else if score < self.model.partly_at && lacks_detail {
-            SupportVerdict::NotSupported
-        } else {
-            SupportVerdict::PartlySupported
-        }
-    }
-
     /// How far `evidence` (the page's text, or passages from it) supports `claim`.
     pub fn score(&self, claim: &str, evidence: &[&str]) -> Support {
         self.score_page(claim, &Page::new(evidence))
@@ -122,11 +106,11 @@ impl SupportScorer {
         }
         let measured = features::features(claim, page);
         let score = self.probability(&measured.values);
-        let mut verdict = self.verdict(score, !measured.missing.is_empty());
-        if verdict == SupportVerdict::Supported && !measured.differs.is_empty() {
-            // The page gives another figure for the same thing: never "supported".
-            verdict = SupportVerdict::PartlySupported;
-        }
+        let verdict = self.model.verdict(
+            score,
+            !measured.missing.is_empty(),
+            !measured.differs.is_empty(),
+        );
         let quote = measured.best.map(|window| {
             let text = page.sentences[window.first..window.end].join(" ");
             cut(&text, MAX_QUOTE_CHARS)

@@ -11,6 +11,7 @@
 mod auc;
 
 use serde_json::Value;
+use sourcebot::model::SupportVerdict;
 use sourcebot::support::features::{features, FEATURE_NAMES};
 use sourcebot::support::missing::{missing_spans, PageIndex};
 use sourcebot::support::model::{fit_weighted, Model};
@@ -457,12 +458,12 @@ pub fn calls_of(model: &Model, rows: &[Vec<f64>]) -> Calls {
         supported: scores
             .iter()
             .zip(rows)
-            .map(|(s, r)| says_supported(*s, r, model))
+            .map(|(s, r)| verdict_of(*s, r, model) == SupportVerdict::Supported)
             .collect(),
         not: scores
             .iter()
             .zip(rows)
-            .map(|(s, r)| says_not(*s, r, model))
+            .map(|(s, r)| verdict_of(*s, r, model) == SupportVerdict::NotSupported)
             .collect(),
         scores: Some(scores),
     }
@@ -519,8 +520,9 @@ fn held_out_calls(
         let scorer = SupportScorer::with_model(model.clone());
         for i in (0..claims.len()).filter(|&i| folds[i] == fold) {
             let p = scorer.probability(&rows[i]);
-            calls.supported[i] = says_supported(p, &rows[i], &model);
-            calls.not[i] = says_not(p, &rows[i], &model);
+            let verdict = verdict_of(p, &rows[i], &model);
+            calls.supported[i] = verdict == SupportVerdict::Supported;
+            calls.not[i] = verdict == SupportVerdict::NotSupported;
             if let Some(scores) = calls.scores.as_mut() {
                 scores[i] = p;
             }
@@ -529,32 +531,23 @@ fn held_out_calls(
     calls
 }
 
-/// Whether a claim scored `p` (its features `row`) is called "not supported", as the
-/// shipped scorer calls it ([`SupportScorer::verdict`]: the page must also lack one of
-/// its names or figures). `--not-rule score` drops that condition.
-pub fn says_not(p: f64, row: &[f64], model: &Model) -> bool {
+/// The verdict on a claim scored `p` (its features `row`), as the shipped scorer gives it
+/// ([`Model::verdict`]). Options reproduce rules measured and not kept: `--not-rule
+/// score` says "not supported" on the score alone (no detail need be missing); `--cap
+/// none` lets a claim whose page gives a figure differently be supported; `--cap
+/// negation` (or `negation-old`) instead caps "supported" when a negation stands beside
+/// the words the best passage shares with the claim and the claim has none.
+pub fn verdict_of(p: f64, row: &[f64], model: &Model) -> SupportVerdict {
     let index = |name: &str| FEATURE_NAMES.iter().position(|n| *n == name).unwrap_or(0);
-    let lacks_detail = match option("--not-rule").as_deref() {
-        Some("score") => true,
-        _ => row[index("missing_any")] > 0.0,
+    let lacks_detail =
+        option("--not-rule").as_deref() == Some("score") || row[index("missing_any")] > 0.0;
+    let gives_other_figure = match option("--cap").as_deref() {
+        Some("negation") => row[index("negation_near")] > 0.0,
+        Some("negation-old") => row[index("negation_mismatch")] > 0.0,
+        Some("none") => false,
+        _ => row[DIFFERS] > 0.0,
     };
-    SupportScorer::with_model(model.clone()).verdict(p, lacks_detail)
-        == sourcebot::model::SupportVerdict::NotSupported
-}
-
-/// Whether a claim scored `p` (its features `row`) is called "supported", as the shipped
-/// scorer calls it: not when the page gives one of its figures differently. `--cap none`
-/// drops that; `--cap negation` asks instead that no negation stand beside the words
-/// the best passage shares with the claim unless the claim has one too.
-pub fn says_supported(p: f64, row: &[f64], model: &Model) -> bool {
-    let index = |name: &str| FEATURE_NAMES.iter().position(|n| *n == name).unwrap_or(0);
-    p >= model.supported_at
-        && match option("--cap").as_deref() {
-            Some("negation") => row[index("negation_near")] == 0.0,
-            Some("negation-old") => row[index("negation_mismatch")] == 0.0,
-            Some("none") => true,
-            _ => row[DIFFERS] == 0.0,
-        }
+    model.verdict(p, lacks_detail, gives_other_figure)
 }
 
 /// Word overlap: the share of the claim's content words (stop words dropped, stemmed)
