@@ -7,9 +7,15 @@
 //! of what a reader finds it finds is printed, and held above a floor.
 //!
 //! The development sets hold few passages that give another figure for the same thing:
-//! screening every claim with a figure its evidence lacks found the 20 cases marked in
-//! the file, against the 50 the precision was meant to rest on (see
-//! tests/data/README.md).
+//! screening every claim with a figure its evidence lacks found 20 such cases, against
+//! the 50 the precision was meant to rest on, and one of them (`3 months` against `2 to
+//! 3 months`) was later judged no contradiction (a figure inside the claim's range
+//! narrows it). Every call the product makes on the development sets
+//! (`features(..).differs`, printed by `cargo run --example differs_calls`) is a case
+//! too: 5 calls on 3,067 claims, all right. In all: 84 cases, 21 differs a reader finds
+//! in 19 of them; `differs` returns 6, all right, and finds 6, recall 0.286 (see
+//! tests/data/README.md). Six calls without a wrong one is "no wrong call seen", not a
+//! measured 1.0: docs/support.md says so.
 
 use serde_json::Value;
 use sourcebot::support::differs::differs;
@@ -22,8 +28,9 @@ const MIN_PRECISION: f64 = 0.9;
 const MIN_RECALL: f64 = 0.25;
 /// Least number of cases the file holds.
 const MIN_CASES: usize = 60;
-/// Least number of cases where something is returned or expected.
-const MIN_JUDGED: usize = 20;
+/// Least number of cases where something is returned or expected (19 in the file: the
+/// 20 the screening found less the one re-judged).
+const MIN_JUDGED: usize = 19;
 
 /// One hand-checked case.
 struct Case {

@@ -127,6 +127,17 @@ fn differs_stays_silent_when_in_doubt() {
         "The deploy freeze starts at 16:00 UTC; the deploy freeze ends at 18:00 UTC."
     )
     .is_empty());
+    // A figure inside the claim's range narrows it, either way round.
+    assert!(differ(
+        "The test reflects blood glucose over the past 2 to 3 months.",
+        "The test reflects your average blood glucose over the past 3 months."
+    )
+    .is_empty());
+    assert!(differ(
+        "The test reflects blood glucose over the past 3 months.",
+        "The test reflects your average blood glucose over the past 2 to 3 months."
+    )
+    .is_empty());
     // A bound the claim's figure meets.
     assert!(differ(
         "The baby's heart rate is 120 beats per minute, a score of 2.",

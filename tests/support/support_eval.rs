@@ -59,6 +59,10 @@ pub const NOT_SUPPORTED_PRECISION: f64 = 0.95;
 /// One labelled claim.
 #[derive(Clone)]
 pub struct Claim {
+    /// Where it comes from: WiCE's `meta.id`, AttributionBench's `id`, or for ExpertQA
+    /// `expertqa_{domain|rand}:LINE:SYSTEM:CLAIM` (0-based line of the file and index of
+    /// the claim in the answer).
+    pub id: String,
     /// The claim.
     pub text: String,
     /// Its evidence: passages or an article's sentences.
@@ -132,6 +136,7 @@ pub fn load_attributionbench(path: &Path) -> anyhow::Result<Vec<Claim>> {
         }
         let evidence = passages(record.get("references"));
         claims.push(Claim {
+            id: text("id").to_string(),
             text: text("claim").to_string(),
             evidence,
             supported: text("attribution_label") == "attributable",
@@ -145,18 +150,26 @@ pub fn load_attributionbench(path: &Path) -> anyhow::Result<Vec<Claim>> {
 
 /// ExpertQA's claims that have evidence and a label other than "Missing".
 pub fn load_expertqa(path: &Path) -> anyhow::Result<Vec<Claim>> {
+    let split = path
+        .file_name()
+        .and_then(|name| name.to_str())
+        .unwrap_or("")
+        .trim_start_matches("expertqa_")
+        .trim_end_matches("_val.jsonl")
+        .to_string();
     let mut claims = Vec::new();
-    for line in std::fs::read_to_string(path)?.lines() {
+    for (number, line) in std::fs::read_to_string(path)?.lines().enumerate() {
         let record: Value = serde_json::from_str(line)?;
         let Some(answers) = record.get("answers").and_then(Value::as_object) else {
             continue;
         };
-        for answer in answers.values() {
-            for claim in answer
+        for (system, answer) in answers {
+            for (index, claim) in answer
                 .get("claims")
                 .and_then(Value::as_array)
                 .into_iter()
                 .flatten()
+                .enumerate()
             {
                 let label = claim.get("support").and_then(Value::as_str).unwrap_or("");
                 let evidence = passages(claim.get("evidence"));
@@ -164,6 +177,7 @@ pub fn load_expertqa(path: &Path) -> anyhow::Result<Vec<Claim>> {
                     continue;
                 }
                 claims.push(Claim {
+                    id: format!("expertqa_{split}:{number}:{system}:{index}"),
                     text: claim
                         .get("claim_string")
                         .and_then(Value::as_str)
@@ -203,6 +217,12 @@ pub fn load_wice(path: &Path) -> anyhow::Result<Vec<Claim>> {
         let record: Value = serde_json::from_str(line)?;
         let label = record.get("label").and_then(Value::as_str).unwrap_or("");
         claims.push(Claim {
+            id: record
+                .get("meta")
+                .and_then(|meta| meta.get("id"))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string(),
             text: record
                 .get("claim")
                 .and_then(Value::as_str)
