@@ -37,6 +37,8 @@
 //! cargo run --release --example support_fit -- --write   # also write src/support/weights.json
 //! cargo run --release --example support_fit -- --features # each feature alone, and left out
 //! cargo run --release --example support_fit -- --feedback feedback.jsonl
+//! cargo run --release --example support_fit -- --pairs    # every pair of measures, left out
+//! cargo run --release --example support_fit -- --dump rows.tsv  # measured rows, for analysis
 //! ```
 //!
 //! `--feedback FILE` also reads what people said in Slack about the verdicts sourcebot
@@ -47,6 +49,7 @@
 mod support_eval;
 
 use sourcebot::support::features::FEATURE_NAMES;
+use sourcebot::support::missing::{missing_spans, PageIndex};
 use std::path::Path;
 use std::time::Instant;
 use support_eval::*;
@@ -199,6 +202,11 @@ fn main() -> anyhow::Result<()> {
         mean_ba(&overlap_out, &claims),
         mean_ba(&rule, &claims)
     );
+    print_margins(
+        &claims,
+        &left_out,
+        &[("word overlap", &overlap_out), ("one-line rule", &rule)],
+    );
     println!(
         "shipped cut-offs: supported ≥ {:.3}, not supported < {:.3} (partly supported between)",
         shipped.supported_at, shipped.partly_at
@@ -224,11 +232,20 @@ fn main() -> anyhow::Result<()> {
             println!("  {name:>20} {}", cells.join(" "));
         }
     }
+    if let Some(at) = args.iter().position(|a| a == "--dump") {
+        let Some(path) = args.get(at + 1) else {
+            anyhow::bail!("--dump needs a file to write the measured rows to");
+        };
+        dump_rows(path, &rows, &claims, &left_out)?;
+    }
     if args.iter().any(|a| a == "--features") {
         print_features(&rows, &claims);
     }
     if args.iter().any(|a| a == "--select") {
         select_features(&rows, &claims);
+    }
+    if args.iter().any(|a| a == "--pairs") {
+        print_pairs(&rows, &claims, &[&overlap_out, &rule]);
     }
     println!(
         "\nmeasured {} claims in {:.0} ms on one core ({:.0} claims/s)",
@@ -241,6 +258,108 @@ fn main() -> anyhow::Result<()> {
         std::fs::write(&path, serde_json::to_string_pretty(&shipped)? + "\n")?;
         println!("wrote {}", path.display());
     }
+    Ok(())
+}
+
+/// How many resamples [`print_margins`] draws.
+const RESAMPLES: usize = 2000;
+
+/// How sure the left-out margins are: per source set, the judge's balanced accuracy
+/// minus each baseline's, on the claims as they are and over [`RESAMPLES`] paired
+/// resamples (supported and unsupported claims each drawn with replacement, so both
+/// methods are measured on the same draw), with the 95% interval and the share of
+/// draws where the judge is ahead. A fixed seed: the same figures every run.
+fn print_margins(claims: &[Claim], judge: &Calls, baselines: &[(&str, &Calls)]) {
+    println!("\nleft out, the judge minus each baseline: on the claims, then the 95% interval over {RESAMPLES} paired resamples and the share of them where the judge is ahead");
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move |below: usize| -> usize {
+        // xorshift64*: enough for resampling, and no dependency.
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % below.max(1)
+    };
+    for set in SETS {
+        let of: Vec<usize> = (0..claims.len())
+            .filter(|&i| claims[i].set == set)
+            .collect();
+        let (supported, unsupported): (Vec<usize>, Vec<usize>) =
+            of.iter().partition(|&&i| claims[i].supported);
+        let ba_on = |calls: &Calls, picked: &[usize]| {
+            let said: Vec<bool> = picked.iter().map(|&i| calls.supported[i]).collect();
+            let labels: Vec<bool> = picked.iter().map(|&i| claims[i].supported).collect();
+            balanced(&said, &labels)
+        };
+        let mut cells = Vec::new();
+        for (name, baseline) in baselines {
+            let observed = ba_on(judge, &of) - ba_on(baseline, &of);
+            let mut margins: Vec<f64> = (0..RESAMPLES)
+                .map(|_| {
+                    let draw: Vec<usize> = [&supported, &unsupported]
+                        .iter()
+                        .flat_map(|group| {
+                            (0..group.len())
+                                .map(|_| group[next(group.len())])
+                                .collect::<Vec<_>>()
+                        })
+                        .collect();
+                    ba_on(judge, &draw) - ba_on(baseline, &draw)
+                })
+                .collect();
+            margins.sort_by(f64::total_cmp);
+            let ahead = margins.iter().filter(|m| **m > 0.0).count() as f64 / RESAMPLES as f64;
+            cells.push(format!(
+                "{name} {observed:+.3} [{:+.3}, {:+.3}] ahead {:.0}%",
+                margins[RESAMPLES * 25 / 1000],
+                margins[RESAMPLES * 975 / 1000 - 1],
+                ahead * 100.0
+            ));
+        }
+        println!("  {set}: {}", cells.join("; "));
+    }
+}
+
+/// `--dump FILE`: every claim's measured row as tab-separated values, one claim a
+/// line after a header: development set, source set, label, the features, `differs`,
+/// word overlap, whether the one-line rule says "not supported", the left-out score and
+/// verdict of the model fitted (`--keep` chooses its features), `missing`, the claim; for analysis
+/// outside this program.
+fn dump_rows(
+    path: &str,
+    rows: &[Vec<f64>],
+    claims: &[Claim],
+    left_out: &Calls,
+) -> anyhow::Result<()> {
+    let mut out = format!(
+        "group\tset\tsupported\tnone\t{}\tdiffers\toverlap\trule_not\tpassages\tleft_out_score\tleft_out_supported\tmissing\tclaim\n",
+        FEATURE_NAMES.join("\t")
+    );
+    for (i, (row, claim)) in rows.iter().zip(claims).enumerate() {
+        let score = left_out.scores.as_ref().map_or(f64::NAN, |s| s[i]);
+        let values: Vec<String> = row.iter().map(|v| format!("{v}")).collect();
+        let index = PageIndex::new(claim.evidence.iter().map(String::as_str));
+        let missing: Vec<&str> = missing_spans(&claim.text, &index)
+            .into_iter()
+            .filter_map(|(start, end)| claim.text.get(start..end))
+            .collect();
+        let one_line = |text: &str| text.replace(['\t', '\n'], " ");
+        out.push_str(&format!(
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{score}\t{}\t{}\t{}\n",
+            claim.group,
+            claim.set,
+            u8::from(claim.supported),
+            u8::from(claim.none),
+            values.join("\t"),
+            overlap_score(claim),
+            u8::from(rule_says_unsupported(claim)),
+            claim.evidence.len(),
+            u8::from(left_out.supported[i]),
+            one_line(&missing.join(" | ")),
+            one_line(&claim.text)
+        ));
+    }
+    std::fs::write(path, out).map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
+    println!("wrote {} rows to {path}", rows.len());
     Ok(())
 }
 
@@ -290,6 +409,73 @@ fn print_features(rows: &[Vec<f64>], claims: &[Claim]) {
             mean_ba(&calls, claims)
         );
     }
+}
+
+/// Every pair of measures (`--pairs`), each fitted as the shipped model is and measured
+/// left out: the ten with the best mean, and the ten whose worst margin over the better
+/// baseline (`baselines`, per source set) is largest. Choosing among so many by the
+/// left-out figure flatters it a little; the held-out test sets are what tell.
+fn print_pairs(rows: &[Vec<f64>], claims: &[Claim], baselines: &[&Calls]) {
+    let better: Vec<f64> = SETS
+        .iter()
+        .map(|set| {
+            baselines
+                .iter()
+                .map(|calls| calls.on_set(claims, set).balanced_accuracy)
+                .fold(0.0, f64::max)
+        })
+        .collect();
+    let usable: Vec<usize> = (0..FEATURE_NAMES.len())
+        .filter(|&j| !SET_TELLERS.contains(&FEATURE_NAMES[j]))
+        .collect();
+    let mut results: Vec<(String, Vec<f64>)> = Vec::new();
+    for (a, &first) in usable.iter().enumerate() {
+        for &second in &usable[a + 1..] {
+            let left_out: Vec<usize> = (0..FEATURE_NAMES.len())
+                .filter(|&k| k != first && k != second)
+                .collect();
+            let calls = left_out_calls(rows, claims, Some(&left_out));
+            let per: Vec<f64> = SETS
+                .iter()
+                .map(|set| calls.on_set(claims, set).balanced_accuracy)
+                .collect();
+            results.push((
+                format!("{} + {}", FEATURE_NAMES[first], FEATURE_NAMES[second]),
+                per,
+            ));
+        }
+    }
+    let mean = |per: &[f64]| per.iter().sum::<f64>() / per.len().max(1) as f64;
+    let margin = |per: &[f64]| {
+        per.iter()
+            .zip(&better)
+            .map(|(p, b)| p - b)
+            .fold(f64::INFINITY, f64::min)
+    };
+    let print = |title: &str, key: &dyn Fn(&[f64]) -> f64| {
+        let mut sorted: Vec<&(String, Vec<f64>)> = results.iter().collect();
+        sorted.sort_by(|x, y| key(&y.1).total_cmp(&key(&x.1)));
+        println!(
+            "\n{} pairs of measures, left out; the ten with the best {title}:",
+            results.len()
+        );
+        println!(
+            "| measures | {} | mean | worst margin over the better baseline |",
+            SETS.join(" | ")
+        );
+        println!("|---|---|---|---|---|---|---|---|");
+        for (name, per) in sorted.into_iter().take(10) {
+            let cells: Vec<String> = per.iter().map(|v| format!("{v:.3}")).collect();
+            println!(
+                "| {name} | {} | {:.3} | {:+.3} |",
+                cells.join(" | "),
+                mean(per),
+                margin(per)
+            );
+        }
+    };
+    print("mean", &mean);
+    print("worst margin", &margin);
 }
 
 /// Greedy forward selection of features by the left-out figure (`--select`): from none,

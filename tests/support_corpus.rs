@@ -4,11 +4,11 @@
 //! `missing` lists words the annotators marked unsupported with precision ≥ 0.85 and
 //! finds at least 40 in 100 of them. Over the source sets of the three development sets
 //! (WiCE, AttributionBench, ExpertQA), the verdict of a model fitted on the other two
-//! sets beats word overlap and the one-line rule in the same run on average and on
-//! Stanford-GenSearch and AttributedQA, stays within 0.025 of the better baseline on the
-//! others (WiCE, ExpertQA, LFQA: docs/support.md says so), and its "not supported" holds
-//! (the claim is not fully supported) at least 88 times in 100 wherever it is said ten
-//! times or more, ExpertQA aside. Skipped with a notice when `../shared/corpora` is absent.
+//! sets beats word overlap and the one-line rule in the same run on average and on every
+//! source set but LFQA, where it equals word overlap (no cut of either score does better
+//! on LFQA's 110 claims: docs/support.md says so), and its "not supported" holds (the
+//! claim is not fully supported) at least 88 times in 100 wherever it is said ten times
+//! or more, ExpertQA aside. Skipped with a notice when `../shared/corpora` is absent.
 
 #[path = "support/support_eval.rs"]
 mod support_eval;
@@ -90,10 +90,14 @@ fn verdicts_hold_on_each_development_set_left_out() {
             model.said_not,
             model.not_precision
         );
-        // Where the judge does not beat a baseline (docs/support.md names the sets), it
-        // stays within 0.025 of the better one.
+        // The judge beats both baselines, except on LFQA, where it may equal the better.
         let better = words.balanced_accuracy.max(simple.balanced_accuracy);
-        if model.balanced_accuracy < better - 0.025 {
+        let beaten = if set == "LFQA" {
+            model.balanced_accuracy >= better
+        } else {
+            model.balanced_accuracy > better
+        };
+        if !beaten {
             failures.push(format!(
                 "{set}: {:.3} against a baseline's {better:.3}",
                 model.balanced_accuracy
@@ -105,16 +109,6 @@ fn verdicts_hold_on_each_development_set_left_out() {
             failures.push(format!(
                 "{set}: \"not supported\" right {:.3}",
                 model.not_precision
-            ));
-        }
-    }
-    for set in ["Stanford-GenSearch", "AttributedQA"] {
-        let model = left_out.on_set(&claims, set).balanced_accuracy;
-        let words = overlap.on_set(&claims, set).balanced_accuracy;
-        let simple = rule.on_set(&claims, set).balanced_accuracy;
-        if model <= words || model <= simple {
-            failures.push(format!(
-                "{set}: {model:.3} does not beat {words:.3} and {simple:.3}"
             ));
         }
     }

@@ -42,10 +42,11 @@ pub const DEFAULT_L2: f64 = 3.0;
 /// model of all 24 features ranks claims better within each set, but its verdicts do not
 /// carry to a set it was not fitted on: it learns each set's own standard (WiCE's strict
 /// "every detail", AttributionBench's looser "attributable") and the shape of its
-/// evidence (whole articles, or chosen passages). Rarity-weighted coverage of the best
-/// passages alone carries best (docs/support.md has the table). `--keep a,b` or `--drop
-/// a,b` fits others.
-pub const KEPT: [&str; 1] = ["rare_recall_top3"];
+/// evidence (whole articles, or chosen passages). Of every pair of measures
+/// (`--pairs`), rarity-weighted coverage of the whole page with the claim's numbers the
+/// best passages lack carries best (docs/support.md has the tables). `--keep a,b` or
+/// `--drop a,b` fits others.
+pub const KEPT: [&str; 2] = ["numbers_missing", "rare_recall_page"];
 
 /// Features never fitted: page length, claim length and the best window's share of the
 /// match tell the data sets apart (whole articles against a few chosen passages) more
