@@ -53,6 +53,11 @@ enum Command {
     /// the same lines out with "support" (0-1), "verdict", "quote" and "missing" added.
     #[command(after_help = SUPPORT_HELP)]
     Support(SupportArgs),
+    /// Serve MCP (the Model Context Protocol) over standard input and output, for an
+    /// agent to check its own draft: the tools check_answer, check_links and
+    /// judge_claims. Reads the same settings (and .env) as `check`; logs go to standard
+    /// error.
+    Mcp(McpArgs),
     /// The feedback people gave on reports in Slack (👍/👎, what was wrong, comments).
     #[command(subcommand)]
     Feedback(FeedbackCommand),
@@ -84,6 +89,12 @@ Examples:
   sourcebot feedback export --since 7d --team T0123ABCD
   sourcebot feedback export --since 2026-01-01 --team T0123ABCD --team T0456EFGH
   sourcebot feedback export --since 2026-01-31T09:00:00Z | jq -c 'select(.vote == \"down\")'";
+
+#[derive(clap::Args, Debug)]
+struct McpArgs {
+    #[command(flatten)]
+    links: LinkArgs,
+}
 
 #[derive(clap::Args, Debug)]
 struct FeedbackExportArgs {
@@ -315,7 +326,10 @@ enum InputFormat {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     // `feedback export` reads the database `serve` uses, so the same .env.
-    if matches!(cli.command, Command::Serve | Command::Feedback(_)) {
+    if matches!(
+        cli.command,
+        Command::Serve | Command::Feedback(_) | Command::Mcp(_)
+    ) {
         if let Err(error) = load_dotenv() {
             eprintln!("sourcebot: {error}");
             return ExitCode::from(2);
@@ -341,6 +355,7 @@ fn main() -> ExitCode {
         Command::Serve => serve(config).map(|()| ExitCode::SUCCESS),
         Command::Audit(args) => audit(args, config),
         Command::Support(args) => support(args, config),
+        Command::Mcp(args) => mcp(args, config).map(|()| ExitCode::SUCCESS),
         Command::Feedback(FeedbackCommand::Export(args)) => {
             feedback_export(args).map(|()| ExitCode::SUCCESS)
         }
@@ -630,8 +645,16 @@ fn load_dotenv() -> anyhow::Result<()> {
 /// Logs to stderr: readable text, or one JSON object a line with
 /// `SOURCEBOT_LOG_FORMAT=json`. `RUST_LOG` sets the level (default `default`).
 fn init_logging(default: &str) -> anyhow::Result<()> {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+    let mut filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    // Libraries that log what they carry at debug level: the MCP SDK (each request and
+    // result whole: answers, quotes of internal documents) and the HTML parser (page
+    // text). What sourcebot reads is never logged, whatever RUST_LOG asks.
+    for quiet in QUIET_LIBRARIES {
+        if let Ok(directive) = quiet.parse() {
+            filter = filter.add_directive(directive);
+        }
+    }
     let format = std::env::var("SOURCEBOT_LOG_FORMAT").unwrap_or_default();
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
@@ -648,6 +671,9 @@ fn init_logging(default: &str) -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+/// Log directives that hold back libraries which log content (see [`init_logging`]).
+const QUIET_LIBRARIES: [&str; 2] = ["rmcp=warn", "html5ever=warn"];
 
 /// `sourcebot serve`: serves `/healthz`, `/readyz`, `/metrics` and the answer API at
 /// once, brings up the database and Slack (trying again while they cannot be
@@ -690,6 +716,22 @@ fn input_error(name: &str, error: InputError) -> anyhow::Error {
         ),
         other => anyhow::anyhow!("{name}: {other}"),
     }
+}
+
+/// `sourcebot mcp`: the MCP server over standard input and output, with `check`'s
+/// pipeline and `/v1/check`'s limits (`SOURCEBOT_API_MAX_SOURCES`, `_TIMEOUT`,
+/// `_MAX_BODY_BYTES`), until the client closes its end.
+fn mcp(args: McpArgs, mut config: Config) -> anyhow::Result<()> {
+    args.links.apply(&mut config)?;
+    let settings =
+        sourcebot::api::ApiSettings::from_env().map_err(|e| UsageError(e.to_string()))?;
+    let limits = sourcebot::api::mcp::McpLimits::from_settings(&settings);
+    runtime()?.block_on(async {
+        let pipeline = Arc::new(pipeline(&config, !args.links.no_verify)?);
+        let server = sourcebot::api::mcp::McpServer::new(pipeline, limits);
+        sourcebot::api::mcp::serve_stdio(server).await?;
+        Ok(())
+    })
 }
 
 /// `sourcebot support FILE`: scores every line, reporting bad ones on standard error.

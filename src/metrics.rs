@@ -136,9 +136,19 @@ pub struct ClassificationLabels {
     pub fallback: String,
 }
 
+/// Labels of an MCP tool call.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct McpCallLabels {
+    /// `check_answer`, `check_links`, `judge_claims`, or `unknown`.
+    pub tool: String,
+    /// `ok`, `bad_input`, `too_many`, `timeout` or `cancelled`.
+    pub outcome: String,
+}
+
 /// The metrics of one process.
 pub struct Metrics {
     registry: Registry,
+    mcp_calls: Family<McpCallLabels, Counter>,
     requests: Family<RequestLabels, Counter>,
     links: Family<VerdictLabels, Counter>,
     probe_seconds: Histogram,
@@ -201,6 +211,12 @@ impl Metrics {
             "http_requests",
             "HTTP requests answered, by route and status",
             requests.clone(),
+        );
+        let mcp_calls = Family::<McpCallLabels, Counter>::default();
+        registry.register(
+            "mcp_tool_calls",
+            "MCP tool calls answered, by tool and outcome",
+            mcp_calls.clone(),
         );
         let links = Family::<VerdictLabels, Counter>::default();
         registry.register(
@@ -328,6 +344,7 @@ impl Metrics {
             support_judgements,
             classifications,
             registry,
+            mcp_calls,
             requests,
             links,
             probe_seconds,
@@ -380,6 +397,16 @@ impl Metrics {
     /// Sets `sourcebot_shared_state_up`: whether the state store answers.
     pub fn shared_state_up(&self, up: bool) {
         self.shared_state_up.set(i64::from(up));
+    }
+
+    /// Counts an MCP tool call answered, by tool and outcome.
+    pub fn mcp_call(&self, tool: &str, outcome: &str) {
+        self.mcp_calls
+            .get_or_create(&McpCallLabels {
+                tool: tool.to_string(),
+                outcome: outcome.to_string(),
+            })
+            .inc();
     }
 
     /// Counts an HTTP request answered.

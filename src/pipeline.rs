@@ -320,12 +320,18 @@ impl Pipeline {
         output: &mut impl std::io::Write,
         on_error: &mut impl FnMut(&crate::support::jsonl::LineError),
     ) -> Result<crate::support::jsonl::Summary, SupportLinesError> {
-        let builtin = match &self.support {
-            Some(judges) => judges.builtin.clone(),
-            None => Arc::new(SupportScorer::builtin().map_err(SupportLinesError::Scorer)?),
-        };
+        let builtin = self.builtin_support().map_err(SupportLinesError::Scorer)?;
         crate::support::jsonl::score_lines(&builtin, input, output, on_error)
             .map_err(SupportLinesError::Io)
+    }
+
+    /// The built-in support scorer the support check uses (loaded on its own when the
+    /// check is off): what `sourcebot support` and MCP's `judge_claims` judge with.
+    pub fn builtin_support(&self) -> Result<Arc<SupportScorer>, crate::support::model::ModelError> {
+        match &self.support {
+            Some(judges) => Ok(judges.builtin.clone()),
+            None => SupportScorer::builtin().map(Arc::new),
+        }
     }
 
     /// Reads `bytes` (Markdown, mrkdwn, text, or any JSON answer shape) into an

@@ -83,7 +83,7 @@ pub async fn run(
     if api_settings.enabled() {
         tracing::info!(
             tokens = api_settings.tokens.len(),
-            "answer API on: POST /v1/check, POST /v1/answers"
+            "answer API on: POST /v1/check, POST /v1/answers, MCP at /mcp"
         );
     } else {
         tracing::info!(

@@ -51,6 +51,7 @@ use tokio::sync::Semaphore;
 mod answers;
 mod error;
 mod idempotency;
+pub mod mcp;
 mod ready;
 mod settings;
 
@@ -257,7 +258,8 @@ pub fn routes(state: Arc<ApiState>) -> Router {
         .route("/metrics", get(metrics))
         .route("/v1/check", post(check))
         .route("/v1/answers", post(answers))
-        .with_state(state)
+        .with_state(state.clone())
+        .merge(mcp::http::routes(state))
 }
 
 /// Answers 404 (JSON) for paths no route serves, and 405 for a method a route does not
@@ -717,6 +719,16 @@ mod tests {
             !format!("{read:?}").contains("0123456789abcdef"),
             "tokens are redacted"
         );
+        assert!(defaults.mcp_allowed_origins.is_empty());
+        let origins = settings(&[(
+            MCP_ALLOWED_ORIGINS,
+            " https://app.example.com:443, http://localhost:*,null ",
+        )])
+        .expect("origins");
+        assert_eq!(
+            origins.mcp_allowed_origins,
+            ["https://app.example.com:443", "http://localhost:*", "null"]
+        );
     }
 
     #[test]
@@ -729,6 +741,12 @@ mod tests {
             (API_RATE_LIMIT, "10/day", "requests per period"),
             (API_MAX_SOURCES, "0", "from 1"),
             (API_TIMEOUT, "forever", "duration"),
+            (MCP_ALLOWED_ORIGINS, "app.example.com", "not an origin"),
+            (
+                MCP_ALLOWED_ORIGINS,
+                "https://a.example/path",
+                "not an origin",
+            ),
         ] {
             let error = settings(&[(name, value)]).expect_err(value);
             assert_eq!(error.name, name);

@@ -14,6 +14,11 @@ pub const API_TIMEOUT: &str = "SOURCEBOT_API_TIMEOUT";
 /// `SOURCEBOT_API_RATE_LIMIT`: requests per token, `120/min` (also `/s`, `/h`).
 pub const API_RATE_LIMIT: &str = "SOURCEBOT_API_RATE_LIMIT";
 
+/// `SOURCEBOT_MCP_ALLOWED_ORIGINS`: browser origins that may call `/mcp`, separated
+/// by commas (`https://app.example.com`, `http://localhost:*`); none by default, so a
+/// request that carries any `Origin` is refused (403) and agents, which send none, pass.
+pub const MCP_ALLOWED_ORIGINS: &str = "SOURCEBOT_MCP_ALLOWED_ORIGINS";
+
 /// Shortest token accepted: anything shorter is guessable.
 pub const MIN_TOKEN_CHARS: usize = 16;
 /// Requests worked on at once, over all tokens; more are answered 503.
@@ -37,6 +42,8 @@ pub struct ApiSettings {
     pub rate_requests: u32,
     /// The period of the rate limit.
     pub rate_period: Duration,
+    /// Browser origins allowed to call `/mcp`.
+    pub mcp_allowed_origins: Vec<String>,
 }
 
 impl std::fmt::Debug for ApiSettings {
@@ -62,6 +69,7 @@ impl Default for ApiSettings {
             timeout: Duration::from_secs(30),
             rate_requests: 120,
             rate_period: Duration::from_secs(60),
+            mcp_allowed_origins: Vec::new(),
         }
     }
 }
@@ -101,6 +109,9 @@ impl ApiSettings {
         }
         if let Some((name, value)) = get(API_RATE_LIMIT) {
             (settings.rate_requests, settings.rate_period) = rate(name, &value)?;
+        }
+        if let Some((name, value)) = get(MCP_ALLOWED_ORIGINS) {
+            settings.mcp_allowed_origins = origins(name, &value)?;
         }
         Ok(settings)
     }
@@ -143,6 +154,32 @@ pub(super) fn tokens(name: &'static str, value: &str) -> Result<Vec<String>, Con
         });
     }
     Ok(tokens)
+}
+
+/// Origins separated by commas, each `http://` or `https://` a host (and a port, or
+/// `:*`), or `null`.
+pub(super) fn origins(name: &'static str, value: &str) -> Result<Vec<String>, ConfigError> {
+    let mut origins = Vec::new();
+    for origin in value.split(',').map(str::trim).filter(|o| !o.is_empty()) {
+        let host = origin
+            .strip_prefix("https://")
+            .or_else(|| origin.strip_prefix("http://"));
+        let well_formed = origin == "null"
+            || host.is_some_and(|h| {
+                !h.is_empty() && !h.contains('/') && !h.chars().any(char::is_whitespace)
+            });
+        if !well_formed {
+            return Err(ConfigError {
+                name,
+                value: value.to_string(),
+                expected: format!(
+                    "{origin:?} is not an origin: expected a scheme and host, e.g.                      https://app.example.com or http://localhost:*, separated by commas"
+                ),
+            });
+        }
+        origins.push(origin.to_string());
+    }
+    Ok(origins)
 }
 
 /// `120/min`, `5/s`, `1000/h` → (requests, period).

@@ -195,11 +195,17 @@ fn add_support(scorer: &SupportScorer, object: &mut Map<String, Value>) {
             .collect(),
         _ => Vec::new(),
     };
+    insert_support(object, judge(scorer, &claim, &evidence));
+}
+
+/// `claim` judged against `evidence` (one text or passages, each without its `[n] URL`
+/// header) the way every line is: `sourcebot support` and MCP's `judge_claims` agree.
+pub fn judge(scorer: &SupportScorer, claim: &str, evidence: &[String]) -> Support {
     let passages: Vec<&str> = evidence
         .iter()
         .map(|p| super::text::strip_evidence_header(p))
         .collect();
-    insert_support(object, scorer.score(&claim, &passages));
+    scorer.score(claim, &passages)
 }
 
 /// Writes `support`'s fields into `object`: `differs` only when a figure differs.
