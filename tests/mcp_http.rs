@@ -11,7 +11,8 @@
 //! or dropped stops probing a page that never answers; no session kept, so two replicas
 //! behind a round-robin proxy serve one client; and the door: 401 (JSON, as `/v1`)
 //! without a token or with a wrong one, 403 for a browser `Origin` not allowed, an
-//! allowed one served once configured, 413 for a body over the limit. Every link server
+//! allowed one served once configured, 413 for a body over the limit (both refusals in
+//! the API's error JSON). Every link server
 //! is on this file's loopback block (127.37.x.y).
 
 #[path = "mcp/common.rs"]
@@ -341,6 +342,11 @@ async fn a_browser_origin_is_refused_unless_allowed() {
     let service = Service::start(api_settings(), &mcp::settings(true)).await;
     let reply = post(&service.url(), Some(TOKEN), Some(EVIL_ORIGIN), initialize()).await;
     assert_eq!(reply.status, 403, "{}", reply.text);
+    assert_eq!(
+        reply.json["error"]["code"], "origin_not_allowed",
+        "the API's error JSON: {}",
+        reply.text
+    );
     let reply = post(
         &service.url(),
         Some(TOKEN),
@@ -411,6 +417,11 @@ async fn a_body_over_the_limit_is_413() {
     assert!(call.len() > limit);
     let reply = post(&service.url(), Some(TOKEN), None, call).await;
     assert_eq!(reply.status, 413, "{}", reply.text);
+    assert_eq!(
+        reply.json["error"]["code"], "body_too_large",
+        "the API's error JSON: {}",
+        reply.text
+    );
 }
 
 /// Two replicas of the service (their own state each) behind a proxy that sends each

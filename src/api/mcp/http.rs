@@ -6,8 +6,9 @@
 //! stateless: no `Mcp-Session-Id` is kept, so any replica answers any request.
 
 use super::{McpLimits, McpServer};
-use crate::api::{admit, ApiState};
+use crate::api::{admit, ApiError, ApiState, API_MAX_BODY_BYTES, MCP_ALLOWED_ORIGINS};
 use axum::extract::{Request, State};
+use axum::http::{header, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
@@ -45,10 +46,39 @@ pub fn routes(state: Arc<ApiState>) -> Router {
 }
 
 /// The token, the rate limit and the requests-at-once bound, before MCP sees the
-/// request.
+/// request; the transport's own refusals (a foreign `Origin`, a body too large) in the
+/// API's error JSON after.
 async fn guard(State(state): State<Arc<ApiState>>, request: Request, next: Next) -> Response {
     match admit(&state, request.headers()).await {
-        Ok(_permit) => next.run(request).await,
+        Ok(_permit) => in_api_words(next.run(request).await, state.settings.max_body_bytes),
         Err(refused) => refused.into_response(),
+    }
+}
+
+/// `response`, or for the transport's plain-text 403 and 413 the same refusal as
+/// `{"error": {"code", "message"}}`, as every `/v1` refusal is.
+fn in_api_words(response: Response, limit: usize) -> Response {
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if is_json {
+        return response;
+    }
+    match response.status() {
+        StatusCode::FORBIDDEN => ApiError::new(
+            StatusCode::FORBIDDEN,
+            "origin_not_allowed",
+            format!("this Origin may not call {PATH}; list it in {MCP_ALLOWED_ORIGINS}"),
+        )
+        .into_response(),
+        StatusCode::PAYLOAD_TOO_LARGE => ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "body_too_large",
+            format!("the body is larger than {limit} bytes ({API_MAX_BODY_BYTES})"),
+        )
+        .into_response(),
+        _ => response,
     }
 }
