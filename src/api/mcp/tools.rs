@@ -411,12 +411,18 @@ fn summary(
             ));
         }
         // A figure the page gives differently is said once, above.
-        let missing: Vec<&str> = claim
-            .missing
+        let said: Vec<crate::model::Differ> = claim
+            .differs
             .iter()
-            .map(String::as_str)
-            .filter(|m| !claim.differs.iter().any(|d| d.claim.contains(m)))
+            .map(|d| crate::model::Differ {
+                claim: d.claim.clone(),
+                page: d.page.clone(),
+            })
             .collect();
+        let missing = crate::render::evidence::not_differing(
+            &claim.missing,
+            &said.iter().collect::<Vec<_>>(),
+        );
         if !missing.is_empty() {
             line.push_str(&format!("; the page never mentions {}", missing.join(", ")));
         }

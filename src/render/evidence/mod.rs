@@ -161,13 +161,24 @@ fn same_words(a: &str, b: &str) -> bool {
 }
 
 /// `missing` without the words one of `said` (differs the reader is shown) gives
-/// already: "the page says 900, not 1,200" tells that 1,200 is not there.
+/// already: "the page says 900, not 1,200" tells that 1,200 is not there, and "the page
+/// says 5 directors, not 3 directors" that 3 is not.
 pub(crate) fn not_differing(missing: &[String], said: &[&Differ]) -> Vec<String> {
     missing
         .iter()
-        .filter(|word| !said.iter().any(|differ| same_words(word, &differ.claim)))
+        .filter(|word| !said.iter().any(|differ| words_within(word, &differ.claim)))
         .cloned()
         .collect()
+}
+
+/// Whether `word` is `phrase`, or whole words of it, to a reader (cleaned, case aside):
+/// `3` is within `3 directors`, `30` is not.
+fn words_within(word: &str, phrase: &str) -> bool {
+    let word = clean_text(word).to_lowercase();
+    !word.trim().is_empty()
+        && (same_words(&word, phrase)
+            || format!(" {} ", clean_text(phrase).to_lowercase())
+                .contains(&format!(" {} ", word.trim())))
 }
 
 /// Whether `source`'s page was fetched from the public web, as anyone could: only such
@@ -450,6 +461,13 @@ mod tests {
         let missing = ["1,200 requests per second".to_string(), "Acme".to_string()];
         assert_eq!(not_differing(&missing, &[&differ]), ["Acme"]);
         assert_eq!(not_differing(&missing, &[]), missing);
+        // A count listed bare while its differ names the noun: said once.
+        let count = Differ {
+            claim: "3 directors".into(),
+            page: "5 directors".into(),
+        };
+        let missing = ["3".to_string(), "30".to_string(), "directors".to_string()];
+        assert_eq!(not_differing(&missing, &[&count]), ["30"]);
         assert_eq!(
             differ_in_words(&differ, "the page").as_deref(),
             Some("the page says 900 requests per second, not 1,200 Requests per second")
